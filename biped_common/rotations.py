@@ -1,0 +1,129 @@
+"""Rotations in SO(3): quaternions, matrices, roll-pitch-yaw, exponential and logarithm maps.
+
+Quaternions are numpy arrays in (w, x, y, z) order everywhere inside biped_stack (MuJoCo's order);
+the two edges that differ — Pinocchio's free-flyer configuration and ROS messages, both (x, y, z, w)
+— convert with :func:`quat_wxyz_to_xyzw` / :func:`quat_xyzw_to_wxyz`. Quaternions are unit norm and
+map vectors from the rotated (child) frame to the reference (parent) frame: v_parent = R(q) v_child.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def skew(v: np.ndarray) -> np.ndarray:
+    """The 3×3 matrix [v]× such that [v]× w = v × w."""
+    x, y, z = v
+    return np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+
+
+def quat_wxyz_to_xyzw(q_wxyz: np.ndarray) -> np.ndarray:
+    """Reorder (w, x, y, z) → (x, y, z, w)."""
+    return np.array([q_wxyz[1], q_wxyz[2], q_wxyz[3], q_wxyz[0]])
+
+
+def quat_xyzw_to_wxyz(q_xyzw: np.ndarray) -> np.ndarray:
+    """Reorder (x, y, z, w) → (w, x, y, z)."""
+    return np.array([q_xyzw[3], q_xyzw[0], q_xyzw[1], q_xyzw[2]])
+
+
+def quat_normalize(q_wxyz: np.ndarray) -> np.ndarray:
+    """Unit quaternion with w ≥ 0 (the hemisphere is chosen so equal rotations compare equal)."""
+    q = np.asarray(q_wxyz, dtype=float)
+    n = np.linalg.norm(q)
+    if not np.isfinite(n) or n < 1e-12:
+        raise ValueError(f"cannot normalize quaternion {q}")
+    q = q / n
+    return q if q[0] >= 0.0 else -q
+
+
+def quat_multiply(a_wxyz: np.ndarray, b_wxyz: np.ndarray) -> np.ndarray:
+    """Hamilton product a ⊗ b (rotation b first, then a)."""
+    aw, ax, ay, az = a_wxyz
+    bw, bx, by, bz = b_wxyz
+    return np.array([
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ])
+
+
+def quat_conjugate(q_wxyz: np.ndarray) -> np.ndarray:
+    """Inverse of a unit quaternion."""
+    return np.array([q_wxyz[0], -q_wxyz[1], -q_wxyz[2], -q_wxyz[3]])
+
+
+def quat_to_matrix(q_wxyz: np.ndarray) -> np.ndarray:
+    """Rotation matrix of a unit quaternion (w, x, y, z)."""
+    w, x, y, z = q_wxyz
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)],
+    ])
+
+
+def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
+    """Unit quaternion (w, x, y, z), w ≥ 0, of a rotation matrix (Shepperd's method)."""
+    m = np.asarray(rotation, dtype=float)
+    trace = np.trace(m)
+    if trace > 0.0:
+        s = 2.0 * np.sqrt(1.0 + trace)
+        q = [0.25 * s, (m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s]
+    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2])
+        q = [(m[2, 1] - m[1, 2]) / s, 0.25 * s, (m[0, 1] + m[1, 0]) / s, (m[0, 2] + m[2, 0]) / s]
+    elif m[1, 1] > m[2, 2]:
+        s = 2.0 * np.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2])
+        q = [(m[0, 2] - m[2, 0]) / s, (m[0, 1] + m[1, 0]) / s, 0.25 * s, (m[1, 2] + m[2, 1]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1])
+        q = [(m[1, 0] - m[0, 1]) / s, (m[0, 2] + m[2, 0]) / s, (m[1, 2] + m[2, 1]) / s, 0.25 * s]
+    return quat_normalize(np.array(q))
+
+
+def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """R = Rz(yaw) Ry(pitch) Rx(roll) (extrinsic x-y-z, the ROS/URDF convention)."""
+    cr, sr = np.cos(roll), np.sin(roll)
+    cp, sp = np.cos(pitch), np.sin(pitch)
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    return np.array([
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+        [-sp, cp * sr, cp * cr],
+    ])
+
+
+def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
+    """(roll, pitch, yaw) [rad] with R = Rz(yaw) Ry(pitch) Rx(roll); pitch in [-π/2, π/2]."""
+    m = rotation
+    pitch = np.arcsin(np.clip(-m[2, 0], -1.0, 1.0))
+    roll = np.arctan2(m[2, 1], m[2, 2])
+    yaw = np.arctan2(m[1, 0], m[0, 0])
+    return np.array([roll, pitch, yaw])
+
+
+def so3_exp(rotation_vector: np.ndarray) -> np.ndarray:
+    """Rotation matrix exp([ω]×) of a rotation vector ω [rad] (Rodrigues' formula)."""
+    theta = float(np.linalg.norm(rotation_vector))
+    k = skew(rotation_vector)
+    if theta < 1e-8:
+        return np.eye(3) + k + 0.5 * k @ k
+    return np.eye(3) + np.sin(theta) / theta * k + (1 - np.cos(theta)) / theta**2 * k @ k
+
+
+def so3_log(rotation: np.ndarray) -> np.ndarray:
+    """Rotation vector ω [rad], |ω| ≤ π, with exp([ω]×) = R."""
+    q = matrix_to_quat(rotation)
+    vec = q[1:]
+    s = float(np.linalg.norm(vec))
+    if s < 1e-12:
+        return 2.0 * vec  # first order, exact in the limit
+    angle = 2.0 * np.arctan2(s, q[0])
+    return angle * vec / s
+
+
+def yaw_of(rotation: np.ndarray) -> float:
+    """Heading [rad] of a frame: the yaw of its x axis projected on the ground plane."""
+    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))

@@ -206,6 +206,18 @@ class RobotModel:
         """Pinocchio q from the base pose (world frame) and joint angles."""
         return np.concatenate([base_position_m, quat_wxyz_to_xyzw(base_quat_wxyz), q_joints_rad])
 
+    def joint_vector(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:
+        """``values`` (ordered as ``names``) reordered to :attr:`joint_names`; ValueError naming
+        the joints that are missing or unknown."""
+        if tuple(names) == self.joint_names:
+            return np.asarray(values, dtype=float)
+        lookup = dict(zip(names, values))
+        missing = [n for n in self.joint_names if n not in lookup]
+        unknown = [n for n in names if n not in self.joint_index]
+        if missing or unknown:
+            raise ValueError(f"joint mismatch: missing {missing}, unknown {unknown}")
+        return np.array([lookup[n] for n in self.joint_names], dtype=float)
+
     def standing_qpos(self) -> np.ndarray:
         """MuJoCo qpos of the robot standing in its posture, soles on the ground at the origin."""
         return np.concatenate([[0.0, 0.0, self.nominal_pelvis_height_m], [1.0, 0, 0, 0],

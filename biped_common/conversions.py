@@ -1,0 +1,266 @@
+"""The one place that knows how standard ROS 2 messages encode biped_stack's data.
+
+Imports message types (sensor_msgs, geometry_msgs, …) but never rclpy, so it can be tested without
+a ROS graph. Encodings (also listed in the README's topic table):
+
+- Time: ``builtin_interfaces/Time`` ↔ float seconds; lockstep pairing compares integer
+  nanoseconds (:func:`stamp_to_ns`), never floats.
+- Sensor frame: ``sensor_msgs/JointState`` (position rad, velocity rad/s, effort = applied N·m),
+  ``sensor_msgs/Imu`` (orientation of the IMU frame in the world, angular velocity and specific
+  force in the IMU frame; covariances from the noise model, diagonal), and one
+  ``geometry_msgs/WrenchStamped`` per foot (ground reaction in the sole frame, about its origin;
+  ``frame_id`` = the sole site). All share the sensor frame's stamp.
+- Joint command: ``trajectory_msgs/JointTrajectory`` with ``header.stamp`` = stamp of the sensor
+  frame it answers and one or two points. Point 0 is the setpoint: ``positions`` [rad],
+  ``velocities`` [rad/s], ``effort`` [N·m feed-forward]. Point 1, when present, carries the joint
+  gains: ``positions`` = kp [N·m/rad], ``velocities`` = kd [N·m·s/rad]; without it the robot's
+  default gains apply. Joints the command does not name are damped.
+- Ground truth / odometry: ``nav_msgs/Odometry``: pose of ``child_frame_id`` (pelvis) in
+  ``frame_id`` (world); twist in the child frame, as REP 105/nav_msgs specify.
+- Push: ``geometry_msgs/WrenchStamped``: ``header.frame_id`` = the body to push, wrench in world
+  axes applied at the body's centre of mass from reception until ``header.stamp`` (sim time, the
+  push's end); a stamp of zero means "for ``default_duration_s``".
+- Bridge status: ``diagnostic_msgs/DiagnosticArray`` with one status named ``sim_bridge``;
+  ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
+  change.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+from biped_common.errors import CommandError
+from biped_common.rotations import quat_to_matrix, quat_normalize
+from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
+
+WORLD_FRAME = "world"
+
+
+# -- time --------------------------------------------------------------------------------------
+def seconds_to_stamp(seconds: float) -> Time:
+    """``builtin_interfaces/Time`` of a time in seconds (rounded to the nanosecond)."""
+    ns = int(round(seconds * 1e9))
+    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def stamp_to_ns(stamp: Time) -> int:
+    """Integer nanoseconds of a stamp (exact; use it to pair messages)."""
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+def stamp_to_seconds(stamp: Time) -> float:
+    """Seconds of a stamp."""
+    return stamp_to_ns(stamp) * 1e-9
+
+
+def clock_message(seconds: float) -> Clock:
+    """``/clock`` message for a sim time."""
+    return Clock(clock=seconds_to_stamp(seconds))
+
+
+# -- sensors ------------------------------------------------------------------------------------
+def joint_state_message(frame: SensorFrame) -> JointState:
+    """``sensor_msgs/JointState`` of a sensor frame's joints."""
+    msg = JointState()
+    msg.header.stamp = seconds_to_stamp(frame.stamp_s)
+    msg.name = list(frame.joint_names)
+    msg.position = frame.position_rad.tolist()
+    msg.velocity = frame.velocity_rad_s.tolist()
+    msg.effort = frame.effort_nm.tolist()
+    return msg
+
+
+def imu_message(stamp_s: float, imu: ImuReading, frame_id: str,
+                gyro_std_rad_s: float = 0.0, accel_std_m_s2: float = 0.0,
+                orientation_std_rad: float = 0.0) -> Imu:
+    """``sensor_msgs/Imu``; covariances are diagonal from the given standard deviations."""
+    msg = Imu()
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    msg.header.frame_id = frame_id
+    w, x, y, z = imu.orientation_wxyz
+    msg.orientation.w, msg.orientation.x, msg.orientation.y, msg.orientation.z = map(float, (w, x, y, z))
+    msg.angular_velocity.x, msg.angular_velocity.y, msg.angular_velocity.z = map(float, imu.angular_velocity_rad_s)
+    a = imu.linear_acceleration_m_s2
+    msg.linear_acceleration.x, msg.linear_acceleration.y, msg.linear_acceleration.z = map(float, a)
+    msg.orientation_covariance = _diagonal(orientation_std_rad)
+    msg.angular_velocity_covariance = _diagonal(gyro_std_rad_s)
+    msg.linear_acceleration_covariance = _diagonal(accel_std_m_s2)
+    return msg
+
+
+def _diagonal(std: float) -> np.ndarray:
+    return np.diag([std**2] * 3).ravel()
+
+
+def wrench_message(stamp_s: float, wrench: Wrench, frame_id: str) -> WrenchStamped:
+    """``geometry_msgs/WrenchStamped`` of a wrench expressed in ``frame_id``."""
+    msg = WrenchStamped()
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    msg.header.frame_id = frame_id
+    msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = map(float, wrench.force_n)
+    msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = map(float, wrench.torque_nm)
+    return msg
+
+
+def wrench_from_message(msg: WrenchStamped) -> Wrench:
+    """The wrench a ``WrenchStamped`` carries (frame as in its header)."""
+    f, t = msg.wrench.force, msg.wrench.torque
+    return Wrench(np.array([f.x, f.y, f.z]), np.array([t.x, t.y, t.z]))
+
+
+def imu_from_message(msg: Imu) -> ImuReading:
+    """``ImuReading`` from ``sensor_msgs/Imu``; ValueError when a value is not finite."""
+    o, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+    values = np.array([o.w, o.x, o.y, o.z, w.x, w.y, w.z, a.x, a.y, a.z])
+    if not np.all(np.isfinite(values)):
+        raise ValueError("IMU message holds non-finite values")
+    return ImuReading(quat_normalize(values[:4]), values[4:7], values[7:10])
+
+
+def sensor_frame_from_messages(joints: JointState, imu: Imu,
+                               foot_wrenches: dict[str, WrenchStamped] | None = None) -> SensorFrame:
+    """Rebuild a sensor frame from its messages (stamp taken from the joint state).
+
+    ValueError when arrays have inconsistent lengths or hold non-finite values.
+    """
+    n = len(joints.name)
+    if len(joints.position) != n or len(joints.velocity) != n:
+        raise ValueError(f"JointState has {n} names but {len(joints.position)} positions and "
+                         f"{len(joints.velocity)} velocities")
+    effort = np.asarray(joints.effort, dtype=float) if len(joints.effort) == n else np.zeros(n)
+    position = np.asarray(joints.position, dtype=float)
+    velocity = np.asarray(joints.velocity, dtype=float)
+    if not (np.all(np.isfinite(position)) and np.all(np.isfinite(velocity))):
+        raise ValueError("JointState holds non-finite positions or velocities")
+    wrenches = {side: wrench_from_message(m) for side, m in (foot_wrenches or {}).items()}
+    return SensorFrame(stamp_to_seconds(joints.header.stamp), tuple(joints.name), position,
+                       velocity, effort, imu_from_message(imu), wrenches)
+
+
+# -- joint commands ---------------------------------------------------------------------------
+def joint_command_message(command: JointCommand) -> JointTrajectory:
+    """``trajectory_msgs/JointTrajectory`` encoding of a joint command (see module docstring)."""
+    msg = JointTrajectory()
+    msg.header.stamp = seconds_to_stamp(command.stamp_s)
+    msg.joint_names = list(command.joint_names)
+    setpoint = JointTrajectoryPoint(positions=command.position_rad.tolist(),
+                                    velocities=command.velocity_rad_s.tolist(),
+                                    effort=command.effort_nm.tolist())
+    gains = JointTrajectoryPoint(positions=command.kp.tolist(), velocities=command.kd.tolist())
+    msg.points = [setpoint, gains]
+    return msg
+
+
+def joint_command_from_message(msg: JointTrajectory, default_kp: dict[str, float],
+                               default_kd: dict[str, float]) -> JointCommand:
+    """Decode a joint command; CommandError naming what is wrong when it is malformed.
+
+    ``default_kp``/``default_kd`` supply the gains of joints when the message has no gains point
+    (unknown joint names are reported by the bridge, which knows the robot).
+    """
+    names = tuple(msg.joint_names)
+    n = len(names)
+    if not 1 <= len(msg.points) <= 2:
+        raise CommandError(f"joint command must have 1 or 2 points, got {len(msg.points)}")
+    setpoint = msg.points[0]
+    arrays = {}
+    for field, values in (("positions", setpoint.positions), ("velocities", setpoint.velocities),
+                          ("effort", setpoint.effort)):
+        if len(values) not in (0, n):
+            raise CommandError(f"setpoint {field} has {len(values)} values for {n} joints")
+        arrays[field] = np.asarray(values, dtype=float) if len(values) else np.zeros(n)
+    if len(msg.points) == 2:
+        gains = msg.points[1]
+        if len(gains.positions) != n or len(gains.velocities) != n:
+            raise CommandError(f"gains point must have {n} kp (positions) and {n} kd (velocities)")
+        kp, kd = np.asarray(gains.positions, float), np.asarray(gains.velocities, float)
+    else:
+        kp = np.array([default_kp.get(j, 0.0) for j in names])
+        kd = np.array([default_kd.get(j, 0.0) for j in names])
+    if len(setpoint.positions) == 0:
+        kp = np.zeros(n)  # no position setpoint: no position feedback either
+    return JointCommand(stamp_to_seconds(msg.header.stamp), names, arrays["positions"],
+                        arrays["velocities"], arrays["effort"], kp, kd)
+
+
+# -- base state ---------------------------------------------------------------------------------
+def odometry_message(state: BaseState, child_frame_id: str, frame_id: str = WORLD_FRAME) -> Odometry:
+    """``nav_msgs/Odometry``: pose in ``frame_id``, twist in ``child_frame_id`` axes."""
+    msg = Odometry()
+    msg.header.stamp = seconds_to_stamp(state.stamp_s)
+    msg.header.frame_id = frame_id
+    msg.child_frame_id = child_frame_id
+    p = msg.pose.pose.position
+    p.x, p.y, p.z = map(float, state.position_m)
+    o = msg.pose.pose.orientation
+    o.w, o.x, o.y, o.z = map(float, state.orientation_wxyz)
+    rotation = quat_to_matrix(state.orientation_wxyz)
+    v_base = rotation.T @ state.linear_velocity_world_m_s
+    msg.twist.twist.linear.x, msg.twist.twist.linear.y, msg.twist.twist.linear.z = map(float, v_base)
+    w = msg.twist.twist.angular
+    w.x, w.y, w.z = map(float, state.angular_velocity_base_rad_s)
+    return msg
+
+
+def base_state_from_odometry(msg: Odometry) -> BaseState:
+    """Inverse of :func:`odometry_message`."""
+    p, o = msg.pose.pose.position, msg.pose.pose.orientation
+    quat = quat_normalize(np.array([o.w, o.x, o.y, o.z]))
+    lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
+    v_world = quat_to_matrix(quat) @ np.array([lin.x, lin.y, lin.z])
+    return BaseState(stamp_to_seconds(msg.header.stamp), np.array([p.x, p.y, p.z]), quat,
+                     v_world, np.array([ang.x, ang.y, ang.z]))
+
+
+# -- pushes -------------------------------------------------------------------------------------
+def push_message(push: Push) -> WrenchStamped:
+    """Encode a push request (the stamp is the push's end in sim time)."""
+    msg = wrench_message(push.start_s + push.duration_s, Wrench(push.force_world_n, push.torque_world_nm),
+                         push.body)
+    return msg
+
+
+def push_from_message(msg: WrenchStamped, now_s: float, default_duration_s: float = 1.0) -> Push:
+    """Decode a push request received at sim time ``now_s``; ValueError when malformed."""
+    if not msg.header.frame_id:
+        raise ValueError("push needs header.frame_id naming the body to push")
+    wrench = wrench_from_message(msg)
+    if not (np.all(np.isfinite(wrench.force_n)) and np.all(np.isfinite(wrench.torque_nm))):
+        raise ValueError("push wrench holds non-finite values")
+    end_ns = stamp_to_ns(msg.header.stamp)
+    duration = default_duration_s if end_ns == 0 else end_ns * 1e-9 - now_s
+    if not (math.isfinite(duration) and duration > 0.0):
+        raise ValueError(f"push ends at {end_ns * 1e-9:.3f} s, before now ({now_s:.3f} s)")
+    return Push(msg.header.frame_id, wrench.force_n, wrench.torque_nm, now_s, duration)
+
+
+# -- status -------------------------------------------------------------------------------------
+def bridge_status_message(stamp_s: float, mode: str, details: dict[str, str] | None = None) -> DiagnosticArray:
+    """``diagnostic_msgs/DiagnosticArray`` with the bridge's command mode."""
+    level = {"command": DiagnosticStatus.OK, "waiting": DiagnosticStatus.WARN}.get(mode, DiagnosticStatus.ERROR)
+    status = DiagnosticStatus(level=level, name="sim_bridge", message=mode, hardware_id="sim_bridge",
+                              values=[KeyValue(key=k, value=v) for k, v in (details or {}).items()])
+    msg = DiagnosticArray(status=[status])
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    return msg
+
+
+# -- ros2_control forward command controllers --------------------------------------------------
+def forward_command_message(values: Sequence[float]) -> Float64MultiArray:
+    """``std_msgs/Float64MultiArray`` as ros2_control's forward_command_controller expects it:
+    one value per joint, in the controller's ``joints`` parameter order, no layout."""
+    msg = Float64MultiArray()
+    msg.layout.dim = [MultiArrayDimension(label="joints", size=len(values), stride=len(values))]
+    msg.data = [float(v) for v in values]
+    return msg

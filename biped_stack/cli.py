@@ -1,0 +1,68 @@
+"""``biped-stack``: the project's command line. ``biped-stack --help`` lists the subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from biped_common.errors import BipedStackError
+
+
+def _cmd_launch(args: argparse.Namespace) -> int:
+    from biped_stack.launcher import launch, parse_overrides
+    return launch(args.file, parse_overrides(args.overrides), timeout_s=args.timeout)
+
+
+def _cmd_robots(args: argparse.Namespace) -> int:
+    from biped_common.robot_model import available_robots, load_robot
+    for name in available_robots():
+        robot = load_robot(name)
+        print(f"{name:10s} {robot.n_joints:2d} joints  {robot.mass_kg:5.1f} kg  "
+              f"pelvis {robot.nominal_pelvis_height_m:.3f} m  {robot.description.mjcf_path}")
+    return 0
+
+
+def _cmd_stand(args: argparse.Namespace) -> int:
+    from biped_stack.stand_demo import run_stand_demo
+    return run_stand_demo(args.robot, args.duration, args.push_n, args.out)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="biped-stack", description="biped_stack: stylized bipedal walking on ROS 2 (MuJoCo, Pinocchio, OSQP).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("launch", help="run a ROS 2 XML launch file without ros2 launch (pip-only)")
+    p.add_argument("file", help="launch file, e.g. launch/sim.launch.xml")
+    p.add_argument("overrides", nargs="*", metavar="name:=value", help="launch arguments")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="stop all nodes after S seconds of wall time")
+    p.set_defaults(func=_cmd_launch)
+
+    p = sub.add_parser("robots", help="list the shipped robots")
+    p.set_defaults(func=_cmd_robots)
+
+    p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")
+    p.add_argument("--robot", default="humanoid")
+    p.add_argument("--duration", type=float, default=10.0, metavar="S", help="sim time [s]")
+    p.add_argument("--push-n", type=float, default=15.0, metavar="N",
+                   help="forward push on the pelvis for 0.2 s at t = duration/2 [N] (0: none)")
+    p.add_argument("--out", default="out/stand", help="report folder (metrics.json, plot)")
+    p.set_defaults(func=_cmd_stand)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except BipedStackError as exc:
+        print(f"biped-stack: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,332 @@
+"""The pip-only launcher: runs a standard ROS 2 XML launch file without ``ros2 launch``.
+
+Supported subset of the ROS 2 XML launch format (what biped_stack's launch files use):
+``<launch>``, ``<arg name default description>``, ``<let name value>``, ``<group>`` (scopes
+args), ``<include file>`` with ``<arg name value>``, ``<node pkg exec name namespace output args>``
+with ``<param name value>``, ``<param from="file.yaml">`` and ``<remap from to>``; ``if`` and
+``unless`` on nodes, includes and groups; substitutions ``$(var NAME)``,
+``$(find-pkg-share PKG)``, ``$(env NAME [DEFAULT])``. Anything else is an error naming it, so a
+launch file never half-runs.
+
+Each node runs in its own process (``python -c`` on the package's console entry point, with
+``--ros-args``), its output prefixed with ``[name]``. Ctrl-C, SIGTERM or the end of any node
+stops them all (SIGINT, then SIGTERM, then SIGKILL).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from biped_common.errors import BipedStackError
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class LaunchError(BipedStackError):
+    """A launch file or argument the launcher cannot run."""
+
+
+@dataclass(frozen=True)
+class NodeSpec:
+    """One node to start: its executable and its ``--ros-args``."""
+
+    package: str
+    executable: str
+    name: str
+    namespace: str = ""
+    param_files: tuple[str, ...] = ()
+    params: tuple[tuple[str, str], ...] = ()
+    remaps: tuple[tuple[str, str], ...] = ()
+    extra_args: tuple[str, ...] = ()
+
+    def ros_args(self) -> list[str]:
+        """The ``--ros-args`` of this node (files first, then single parameters: later wins)."""
+        args = ["--ros-args", "-r", f"__node:={self.name}"]
+        if self.namespace:
+            args += ["-r", f"__ns:={self.namespace if self.namespace.startswith('/') else '/' + self.namespace}"]
+        for path in self.param_files:
+            args += ["--params-file", path]
+        for name, value in self.params:
+            args += ["-p", f"{name}:={value}"]
+        for src, dst in self.remaps:
+            args += ["-r", f"{src}:={dst}"]
+        return list(self.extra_args) + args
+
+
+def package_share(package: str) -> Path:
+    """Share directory of a package: the ament index (colcon install or the venv's data files),
+    else this source tree when it is that package (editable installs)."""
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        return Path(get_package_share_directory(package))
+    except Exception:  # noqa: BLE001 - any lookup failure falls through to the source tree
+        pass
+    manifest = REPO_ROOT / "package.xml"
+    if manifest.exists() and f"<name>{package}</name>" in manifest.read_text():
+        return REPO_ROOT
+    raise LaunchError(f"package {package!r} not found (ament index or source tree)")
+
+
+_SUBSTITUTION = re.compile(r"\$\(([a-z-]+)((?:\s+[^)\s]+)*)\s*\)")
+
+
+def substitute(text: str, args: dict[str, str]) -> str:
+    """Resolve ``$(var …)``, ``$(find-pkg-share …)`` and ``$(env …)`` in ``text``."""
+    def one(match: re.Match) -> str:
+        kind, params = match.group(1), match.group(2).split()
+        if kind == "var":
+            if len(params) != 1 or params[0] not in args:
+                raise LaunchError(f"$(var {' '.join(params)}): no such launch argument "
+                                  f"(declared: {', '.join(sorted(args)) or 'none'})")
+            return args[params[0]]
+        if kind == "find-pkg-share" and len(params) == 1:
+            return str(package_share(params[0]))
+        if kind == "env" and len(params) in (1, 2):
+            value = os.environ.get(params[0], params[1] if len(params) == 2 else None)
+            if value is None:
+                raise LaunchError(f"$(env {params[0]}): environment variable not set")
+            return value
+        raise LaunchError(f"unsupported substitution $({kind}{match.group(2)})")
+    previous = None
+    while previous != text:  # substitutions may produce substitutions
+        previous, text = text, _SUBSTITUTION.sub(one, text)
+    return text
+
+
+def _truthy(value: str, where: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("true", "1"):
+        return True
+    if lowered in ("false", "0"):
+        return False
+    raise LaunchError(f"{where}: expected true or false, got {value!r}")
+
+
+@dataclass
+class _Scope:
+    args: dict[str, str]
+    file: Path
+    nodes: list[NodeSpec] = field(default_factory=list)
+
+
+def parse_launch_file(path: str | Path, overrides: dict[str, str] | None = None) -> list[NodeSpec]:
+    """Nodes a launch file starts with the given ``name:=value`` argument overrides."""
+    path = Path(path).resolve()
+    overrides = dict(overrides or {})
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError) as exc:
+        raise LaunchError(f"{path}: cannot read launch file: {exc}") from exc
+    if root.tag != "launch":
+        raise LaunchError(f"{path}: root element must be <launch>, got <{root.tag}>")
+    declared = {e.get("name") for e in root.iter("arg") if e.get("default") is not None or e.get("value") is None}
+    unknown = sorted(set(overrides) - declared)
+    if unknown:
+        raise LaunchError(f"{path.name}: unknown launch argument(s) {unknown} "
+                          f"(declared: {', '.join(sorted(a for a in declared if a))})")
+    scope = _Scope(args={}, file=path)
+    _walk(root, scope, overrides)
+    return scope.nodes
+
+
+def _condition_holds(element: ET.Element, args: dict[str, str], where: str) -> bool:
+    if element.get("if") is not None and not _truthy(substitute(element.get("if"), args), where):
+        return False
+    if element.get("unless") is not None and _truthy(substitute(element.get("unless"), args), where):
+        return False
+    return True
+
+
+def _walk(element: ET.Element, scope: _Scope, overrides: dict[str, str]) -> None:
+    for child in element:
+        where = f"{scope.file.name}: <{child.tag}>"
+        if child.tag is ET.Comment:
+            continue
+        if child.tag == "arg":
+            name = child.get("name")
+            if not name:
+                raise LaunchError(f"{where} needs a name")
+            if name in overrides:
+                scope.args[name] = overrides[name]
+            elif child.get("default") is not None:
+                scope.args[name] = substitute(child.get("default"), scope.args)
+            elif name not in scope.args:
+                raise LaunchError(f"{scope.file.name}: launch argument {name!r} has no default; "
+                                  f"pass {name}:=VALUE")
+        elif child.tag == "let":
+            scope.args[child.get("name")] = substitute(child.get("value", ""), scope.args)
+        elif child.tag == "group":
+            if _condition_holds(child, scope.args, where):
+                inner = _Scope(dict(scope.args), scope.file)
+                _walk(child, inner, {})
+                scope.nodes += inner.nodes
+        elif child.tag == "include":
+            if not _condition_holds(child, scope.args, where):
+                continue
+            file = Path(substitute(child.get("file", ""), scope.args))
+            if not file.is_absolute():
+                file = scope.file.parent / file
+            include_args = {}
+            for a in child:
+                if a.tag != "arg":
+                    raise LaunchError(f"{where}: only <arg> may appear inside <include>, got <{a.tag}>")
+                include_args[a.get("name")] = substitute(a.get("value", ""), scope.args)
+            scope.nodes += parse_launch_file(file, include_args)
+        elif child.tag == "node":
+            if _condition_holds(child, scope.args, where):
+                scope.nodes.append(_node(child, scope, where))
+        else:
+            raise LaunchError(f"{where} is not supported by the pip-only launcher "
+                              "(supported: arg, let, group, include, node)")
+
+
+def _node(element: ET.Element, scope: _Scope, where: str) -> NodeSpec:
+    s = lambda text: substitute(text, scope.args)  # noqa: E731
+    pkg, exe = element.get("pkg"), element.get("exec")
+    if not pkg or not exe:
+        raise LaunchError(f"{where} needs pkg and exec")
+    files, params, remaps = [], [], []
+    for item in element:
+        if item.tag is ET.Comment:
+            continue
+        if item.tag == "param":
+            if item.get("from") is not None:
+                file = Path(s(item.get("from")))
+                if not file.exists():
+                    raise LaunchError(f"{where}: parameter file {file} does not exist")
+                files.append(str(file))
+            elif item.get("name") is not None and item.get("value") is not None:
+                params.append((item.get("name"), s(item.get("value"))))
+            else:
+                raise LaunchError(f"{where}: <param> needs name and value, or from")
+        elif item.tag == "remap":
+            remaps.append((s(item.get("from", "")), s(item.get("to", ""))))
+        else:
+            raise LaunchError(f"{where}: <{item.tag}> is not supported inside <node>")
+    return NodeSpec(pkg, exe, s(element.get("name", exe)), s(element.get("namespace", "")),
+                    tuple(files), tuple(params), tuple(remaps),
+                    tuple(s(element.get("args", "")).split()))
+
+
+def executable_command(package: str, executable: str) -> list[str]:
+    """Command line that runs ``executable`` of ``package`` with this interpreter.
+
+    The console entry point of the installed distribution is run with ``python -c`` (so it works
+    whether pip put scripts in ``bin/`` or colcon in ``lib/<package>/``).
+    """
+    try:
+        points = metadata.distribution(package).entry_points
+    except metadata.PackageNotFoundError as exc:
+        raise LaunchError(f"package {package!r} is not installed (pip install -e .)") from exc
+    for point in points:
+        if point.group == "console_scripts" and point.name == executable:
+            module, func = point.value.split(":")
+            return [sys.executable, "-c",
+                    f"import sys; sys.argv[0] = {executable!r}; from {module} import {func}; sys.exit({func}())"]
+    names = sorted(p.name for p in points if p.group == "console_scripts")
+    raise LaunchError(f"package {package!r} has no executable {executable!r} (has: {', '.join(names)})")
+
+
+class ProcessGroup:
+    """Node processes started together and stopped together."""
+
+    def __init__(self, nodes: list[NodeSpec], out=None):
+        self.nodes = nodes
+        self.out = out or sys.stdout
+        self.processes: list[tuple[NodeSpec, subprocess.Popen]] = []
+        self._lock = threading.Lock()
+
+    def _say(self, text: str) -> None:
+        with self._lock:
+            self.out.write(text + "\n")
+            self.out.flush()
+
+    def start(self) -> None:
+        env = dict(os.environ)
+        env.setdefault("AMENT_PREFIX_PATH", sys.prefix)
+        env.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+        env["PYTHONUNBUFFERED"] = "1"
+        width = max(len(n.name) for n in self.nodes)
+        for node in self.nodes:
+            command = executable_command(node.package, node.executable) + node.ros_args()
+            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                                       text=True, bufsize=1)
+            self.processes.append((node, process))
+            self._say(f"[launch] started {node.name} (pid {process.pid})")
+            threading.Thread(target=self._pump, args=(node.name.ljust(width), process),
+                             daemon=True).start()
+
+    def _pump(self, prefix: str, process: subprocess.Popen) -> None:
+        for line in process.stdout:
+            self._say(f"[{prefix}] {line.rstrip()}")
+
+    def wait(self, timeout_s: float | None = None) -> int:
+        """Block until a node ends (or ``timeout_s``), then stop all; the first ended node's code
+        (0 when stopped by timeout or Ctrl-C)."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        code = 0
+        try:
+            while deadline is None or time.monotonic() < deadline:
+                ended = [(n, p) for n, p in self.processes if p.poll() is not None]
+                if ended:
+                    node, process = ended[0]
+                    code = process.returncode
+                    self._say(f"[launch] {node.name} exited with code {code}; stopping the others")
+                    break
+                time.sleep(0.05)
+        except KeyboardInterrupt:
+            self._say("[launch] interrupted; stopping all nodes")
+        finally:
+            self.stop()
+        return code
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        """SIGINT every node, then SIGTERM, then SIGKILL what is still alive."""
+        for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
+            alive = [p for _, p in self.processes if p.poll() is None]
+            if not alive:
+                return
+            for process in alive:
+                try:
+                    os.killpg(process.pid, sig)
+                except ProcessLookupError:
+                    pass
+            deadline = time.monotonic() + wait_s
+            while time.monotonic() < deadline and any(p.poll() is None for p in alive):
+                time.sleep(0.05)
+
+
+def parse_overrides(items: list[str]) -> dict[str, str]:
+    """``["robot:=biped", …]`` → ``{"robot": "biped"}``; LaunchError on anything else."""
+    overrides = {}
+    for item in items:
+        if ":=" not in item:
+            raise LaunchError(f"launch arguments are name:=value, got {item!r}")
+        name, value = item.split(":=", 1)
+        overrides[name] = value
+    return overrides
+
+
+def launch(path: str | Path, overrides: dict[str, str], timeout_s: float | None = None) -> int:
+    """Run a launch file until a node ends, Ctrl-C, SIGTERM or ``timeout_s``; the exit code."""
+    nodes = parse_launch_file(path, overrides)
+    if not nodes:
+        raise LaunchError(f"{path}: starts no node")
+    group = ProcessGroup(nodes)
+    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        group.start()
+        return group.wait(timeout_s)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,33 @@
+"""biped_stack: ament_python package, also pip-installable (``pip install -e .``)."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = "biped_stack"
+
+setup(
+    name=PACKAGE,
+    version="0.1.0",
+    packages=find_packages(include=["biped_common*", "biped_stack*", "sim_bridge*", "wbc_node*",
+                                    "gait_planner_node*", "mpc_node*", "state_estimator_node*",
+                                    "muscle_allocator_node*", "reach_planner_node*"]),
+    package_data={"biped_common": ["robots/*.xml", "robots/*.yaml"]},
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", glob("launch/*.xml")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+    ],
+    install_requires=["numpy", "scipy", "pyyaml", "mujoco", "pin", "osqp"],
+    zip_safe=True,
+    python_requires=">=3.10",
+    entry_points={
+        "console_scripts": [
+            "biped-stack = biped_stack.cli:main",
+            "sim_bridge = sim_bridge.node:main",
+            "mock_ros2_control_robot = sim_bridge.node:mock_robot_main",
+            "wbc_node = wbc_node.node:main",
+        ],
+    },
+)

@@ -1,0 +1,104 @@
+"""One control period of the robot side, independent of ROS: validate and arbitrate the newest
+command, hand the setpoints to the backend, let the period pass.
+
+:class:`BridgeConfig` is the bridge's whole configuration; the node declares one ROS parameter per
+field and builds it from their values, so there is one list of parameters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from biped_common.errors import ConfigError
+from biped_common.state import JointCommand, Push, SensorFrame
+from sim_bridge.backend import Backend
+from sim_bridge.commands import CommandArbiter, CommandMode
+from sim_bridge.mujoco_backend import SensorNoise
+
+TIMING_MODES = ("lockstep", "realtime")
+BACKENDS = ("mujoco", "ros2_control")
+COMMAND_INTERFACES = ("effort", "position")
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """Bridge parameters (ROS parameter names are the field names)."""
+
+    robot: str = "humanoid"
+    backend: str = "mujoco"              # mujoco | ros2_control
+    timing_mode: str = "lockstep"        # lockstep | realtime (see README, "Timing")
+    control_rate_hz: float = 500.0       # sensor publication / command period
+    command_timeout_s: float = 0.02      # sim-time age after which the joints damp
+    lockstep_timeout_s: float = 0.5      # wall time to wait for a step's command, once commands flow
+    publish_ground_truth: bool = True
+    seed: int = 0
+    # Sensor noise (standard deviations per sample) and constant biases; zero = ideal sensors.
+    gyro_std_rad_s: float = 0.0
+    gyro_bias_rad_s: tuple = (0.0, 0.0, 0.0)
+    accel_std_m_s2: float = 0.0
+    accel_bias_m_s2: tuple = (0.0, 0.0, 0.0)
+    orientation_std_rad: float = 0.0
+    joint_position_std_rad: float = 0.0
+    joint_velocity_std_rad_s: float = 0.0
+    # ros2_control backend: which forward command controller the robot runs.
+    command_interface: str = "effort"    # effort (joint PD closed here) | position (robot's PD)
+
+    def __post_init__(self):
+        choices = {"backend": BACKENDS, "timing_mode": TIMING_MODES,
+                   "command_interface": COMMAND_INTERFACES}
+        for field, allowed in choices.items():
+            if getattr(self, field) not in allowed:
+                raise ConfigError(field, f"must be one of {allowed}, got {getattr(self, field)!r}")
+        if not 10.0 <= self.control_rate_hz <= 2000.0:
+            raise ConfigError("control_rate_hz", f"must be in [10, 2000], got {self.control_rate_hz}")
+        if not 0.0 < self.command_timeout_s <= 1.0:
+            raise ConfigError("command_timeout_s", f"must be in (0, 1], got {self.command_timeout_s}")
+        if not 0.0 < self.lockstep_timeout_s <= 60.0:
+            raise ConfigError("lockstep_timeout_s", f"must be in (0, 60], got {self.lockstep_timeout_s}")
+        object.__setattr__(self, "gyro_bias_rad_s", tuple(float(v) for v in self.gyro_bias_rad_s))
+        object.__setattr__(self, "accel_bias_m_s2", tuple(float(v) for v in self.accel_bias_m_s2))
+        try:
+            self.noise()
+        except ValueError as exc:
+            raise ConfigError("noise", str(exc)) from exc
+
+    @property
+    def control_period_s(self) -> float:
+        return 1.0 / self.control_rate_hz
+
+    def noise(self) -> SensorNoise:
+        """The sensor noise model these parameters describe."""
+        return SensorNoise(**{f.name: getattr(self, f.name) for f in fields(SensorNoise)})
+
+
+class SimBridge:
+    """Drives a :class:`Backend` one control period at a time with the newest valid command."""
+
+    def __init__(self, backend: Backend, damping_kd: np.ndarray, config: BridgeConfig):
+        self.backend = backend
+        self.config = config
+        self.arbiter = CommandArbiter(backend.joint_names, damping_kd, config.command_timeout_s)
+
+    @property
+    def mode(self) -> CommandMode:
+        return self.arbiter.mode
+
+    def submit(self, command: JointCommand) -> None:
+        """Accept a command now; raises CommandError (previous command kept) when invalid."""
+        self.arbiter.submit(command, self.backend.now_s())
+
+    def push(self, push: Push) -> None:
+        """Schedule an external push on the backend."""
+        self.backend.apply_push(push)
+
+    def step(self) -> CommandMode:
+        """Apply the arbitrated setpoints for one control period; returns the mode used."""
+        setpoints = self.arbiter.setpoints(self.backend.now_s())
+        self.backend.send(setpoints)
+        self.backend.advance(self.config.control_period_s)
+        return self.arbiter.mode
+
+    def measure(self) -> SensorFrame | None:
+        return self.backend.measure()

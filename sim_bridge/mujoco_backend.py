@@ -1,0 +1,195 @@
+"""MuJoCo backend: physics at the model's time step, the joint loop run at every physics step
+(as a motor driver would), IMU and joint sensors with configurable noise and bias, contact
+wrenches under the feet, ground-truth base state and external pushes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mujoco
+import numpy as np
+
+from biped_common.robot_model import RobotModel
+from biped_common.rotations import quat_multiply, quat_normalize, so3_exp, matrix_to_quat
+from biped_common.state import BaseState, ImuReading, Push, SensorFrame, Wrench
+from sim_bridge.backend import Backend
+from sim_bridge.commands import JointSetpoints, damping_setpoints
+
+
+@dataclass(frozen=True)
+class SensorNoise:
+    """Sensor noise (white, per sample, standard deviations) and constant biases.
+
+    Defaults are an ideal sensor; :mod:`sim_bridge.bridge` loads levels from ``config/sim.yaml``.
+    Units: rad/s, m/s², rad, rad, rad/s.
+    """
+
+    gyro_std_rad_s: float = 0.0
+    gyro_bias_rad_s: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    accel_std_m_s2: float = 0.0
+    accel_bias_m_s2: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    orientation_std_rad: float = 0.0
+    joint_position_std_rad: float = 0.0
+    joint_velocity_std_rad_s: float = 0.0
+
+    def __post_init__(self):
+        for name in ("gyro_std_rad_s", "accel_std_m_s2", "orientation_std_rad",
+                     "joint_position_std_rad", "joint_velocity_std_rad_s"):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and value >= 0.0):
+                raise ValueError(f"{name} must be finite and ≥ 0, got {value}")
+        for name in ("gyro_bias_rad_s", "accel_bias_m_s2"):
+            value = np.asarray(getattr(self, name), dtype=float)
+            if value.shape != (3,) or not np.all(np.isfinite(value)):
+                raise ValueError(f"{name} must be 3 finite numbers, got {getattr(self, name)}")
+
+
+class MujocoBackend(Backend):
+    """A robot simulated by MuJoCo.
+
+    ``initial_qpos`` defaults to the robot standing in its posture with soles on the ground.
+    ``seed`` makes the sensor noise reproducible.
+    """
+
+    def __init__(self, robot: RobotModel, noise: SensorNoise = SensorNoise(),
+                 initial_qpos: np.ndarray | None = None, seed: int = 0):
+        self.robot = robot
+        self.model = robot.mj_model
+        self.data = mujoco.MjData(self.model)
+        self.joint_names = robot.joint_names
+        self.noise = noise
+        self._rng = np.random.default_rng(seed)
+        self.physics_dt_s = float(self.model.opt.timestep)
+        self._qpos_adr = np.array([self.model.jnt_qposadr[self._joint_id(n)] for n in self.joint_names])
+        self._dof_adr = np.array([self.model.jnt_dofadr[self._joint_id(n)] for n in self.joint_names])
+        self._actuator_of_joint = self._actuators()
+        self._base_body = self._id(mujoco.mjtObj.mjOBJ_BODY, robot.description.base_body)
+        self._imu_site = self._id(mujoco.mjtObj.mjOBJ_SITE, robot.description.imu_site)
+        self._sensor_adr = {name: self.model.sensor_adr[self._id(mujoco.mjtObj.mjOBJ_SENSOR, name)]
+                            for name in ("imu_gyro", "imu_accel", "imu_quat")}
+        self._foot_bodies = {side: self._id(mujoco.mjtObj.mjOBJ_BODY, f.body)
+                             for side, f in robot.description.feet.items()}
+        self._sole_sites = {side: self._id(mujoco.mjtObj.mjOBJ_SITE, f.sole_site)
+                            for side, f in robot.description.feet.items()}
+        self._setpoints = damping_setpoints(robot.kd.copy())
+        self._pushes: list[Push] = []
+        self._applied_torque = np.zeros(len(self.joint_names))
+        self.data.qpos[:] = robot.standing_qpos() if initial_qpos is None else initial_qpos
+        mujoco.mj_forward(self.model, self.data)
+
+    def _id(self, kind, name: str) -> int:
+        index = mujoco.mj_name2id(self.model, kind, name)
+        if index < 0:
+            raise KeyError(f"{name!r} not found in the MuJoCo model")
+        return index
+
+    def _joint_id(self, name: str) -> int:
+        return self._id(mujoco.mjtObj.mjOBJ_JOINT, name)
+
+    def _actuators(self) -> np.ndarray:
+        by_joint = {self.model.actuator_trnid[a, 0]: a for a in range(self.model.nu)}
+        return np.array([by_joint[self._joint_id(n)] for n in self.joint_names])
+
+    # -- Backend interface ---------------------------------------------------------------------
+    def now_s(self) -> float:
+        return float(self.data.time)
+
+    def send(self, setpoints: JointSetpoints) -> None:
+        self._setpoints = setpoints
+
+    def advance(self, duration_s: float) -> None:
+        """Integrate ``duration_s`` (rounded to whole physics steps), running the joint loop at
+        every step on the true joint state, as a motor driver does."""
+        steps = max(1, int(round(duration_s / self.physics_dt_s)))
+        for _ in range(steps):
+            self._apply_pushes()
+            q = self.data.qpos[self._qpos_adr]
+            qd = self.data.qvel[self._dof_adr]
+            self._applied_torque = self._setpoints.torque(q, qd, self.robot.torque_limit_nm)
+            self.data.ctrl[self._actuator_of_joint] = self._applied_torque
+            mujoco.mj_step(self.model, self.data)
+
+    def measure(self) -> SensorFrame:
+        n = len(self.joint_names)
+        noise = self.noise
+        position = self.data.qpos[self._qpos_adr] + self._rng.normal(0, noise.joint_position_std_rad, n)
+        velocity = self.data.qvel[self._dof_adr] + self._rng.normal(0, noise.joint_velocity_std_rad_s, n)
+        return SensorFrame(
+            stamp_s=self.now_s(), joint_names=self.joint_names, position_rad=position,
+            velocity_rad_s=velocity, effort_nm=self._applied_torque.copy(),
+            imu=self._imu(), foot_wrenches=self.foot_wrenches())
+
+    def ground_truth(self) -> BaseState:
+        return BaseState(
+            stamp_s=self.now_s(), position_m=self.data.qpos[0:3].copy(),
+            orientation_wxyz=quat_normalize(self.data.qpos[3:7]),
+            linear_velocity_world_m_s=self.data.qvel[0:3].copy(),
+            angular_velocity_base_rad_s=self.data.qvel[3:6].copy())
+
+    def apply_push(self, push: Push) -> None:
+        self._id(mujoco.mjtObj.mjOBJ_BODY, push.body)  # KeyError naming the body if unknown
+        self._pushes.append(push)
+
+    # -- sensors -------------------------------------------------------------------------------
+    def _sensor(self, name: str, size: int) -> np.ndarray:
+        adr = self._sensor_adr[name]
+        return self.data.sensordata[adr:adr + size].copy()
+
+    def _imu(self) -> ImuReading:
+        noise = self.noise
+        gyro = self._sensor("imu_gyro", 3) + noise.gyro_bias_rad_s + self._rng.normal(0, noise.gyro_std_rad_s, 3)
+        accel = self._sensor("imu_accel", 3) + noise.accel_bias_m_s2 + self._rng.normal(0, noise.accel_std_m_s2, 3)
+        quat = self._sensor("imu_quat", 4)
+        if noise.orientation_std_rad > 0.0:
+            error = matrix_to_quat(so3_exp(self._rng.normal(0, noise.orientation_std_rad, 3)))
+            quat = quat_multiply(quat, error)
+        return ImuReading(quat_normalize(quat), gyro, accel)
+
+    def foot_wrenches(self) -> dict[str, Wrench]:
+        """Ground reaction on each foot (sum over its contacts), in the sole frame about the sole
+        origin [N, N·m]."""
+        sums = {side: (np.zeros(3), np.zeros(3)) for side in self._foot_bodies}
+        contact_frame_force = np.zeros(6)
+        for i in range(self.data.ncon):
+            contact = self.data.contact[i]
+            body1 = self.model.geom_bodyid[contact.geom1]
+            body2 = self.model.geom_bodyid[contact.geom2]
+            for side, foot in self._foot_bodies.items():
+                if foot not in (body1, body2):
+                    continue
+                mujoco.mj_contactForce(self.model, self.data, i, contact_frame_force)
+                # mj_contactForce gives the force of geom1 on geom2 in the contact frame, whose
+                # rows are the frame's axes in world coordinates.
+                frame = contact.frame.reshape(3, 3)
+                force_world = frame.T @ contact_frame_force[:3]
+                if foot == body1:
+                    force_world = -force_world
+                site = self._sole_sites[side]
+                rotation = self.data.site_xmat[site].reshape(3, 3)
+                lever = contact.pos - self.data.site_xpos[site]
+                force, torque = sums[side]
+                force += rotation.T @ force_world
+                torque += rotation.T @ np.cross(lever, force_world)
+        return {side: Wrench(f, t) for side, (f, t) in sums.items()}
+
+    def _apply_pushes(self) -> None:
+        now = self.now_s()
+        self.data.xfrc_applied[:] = 0.0
+        self._pushes = [p for p in self._pushes if now < p.start_s + p.duration_s]
+        for push in self._pushes:
+            if push.active(now):
+                body = self._id(mujoco.mjtObj.mjOBJ_BODY, push.body)
+                self.data.xfrc_applied[body, :3] += push.force_world_n
+                self.data.xfrc_applied[body, 3:] += push.torque_world_nm
+
+    def body_contacts_other_than_feet(self) -> list[str]:
+        """Names of bodies other than the feet touching the floor now (a fall indicator)."""
+        names = []
+        feet = set(self._foot_bodies.values())
+        for i in range(self.data.ncon):
+            contact = self.data.contact[i]
+            for geom in (contact.geom1, contact.geom2):
+                body = self.model.geom_bodyid[geom]
+                if body != 0 and body not in feet:
+                    names.append(mujoco.mj_id2name(self.model, mujoco.mjtObj.mjOBJ_BODY, body))
+        return sorted(set(names))

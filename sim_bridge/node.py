@@ -1,0 +1,289 @@
+"""ROS 2 shell of the sim bridge, and a MuJoCo robot that speaks ros2_control (for tests).
+
+``sim_bridge`` (entry point): publishes the sensor topics and ``/clock``, takes joint commands and
+pushes, runs the watchdog. Backends: ``mujoco`` (lockstep or realtime) and ``ros2_control``
+(a real robot; wall-clock time). ``mock_ros2_control_robot``: MuJoCo behind ros2_control topics,
+the other end of the hardware backend in tests. Topics are listed in the README.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import QoSProfile, DurabilityPolicy, ReliabilityPolicy, HistoryPolicy
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import Imu, JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
+
+from biped_common import conversions as conv
+from biped_common.errors import BipedStackError, CommandError
+from biped_common.robot_model import load_robot
+from biped_common.ros_node_tools import declare_config, make_executor, run_node, running, spin_forever
+from biped_common.state import JointCommand, SensorFrame
+from sim_bridge.bridge import BridgeConfig, SimBridge
+from sim_bridge.commands import CommandArbiter, CommandMode
+from sim_bridge.mujoco_backend import MujocoBackend
+from sim_bridge.ros2_control_backend import CONTROLLER_TOPICS, Ros2ControlBackend
+
+SENSOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+LATCHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         reliability=ReliabilityPolicy.RELIABLE)
+SIDES = ("left", "right")
+
+
+class SimBridgeNode(Node):
+    """The robot side of the stack over ROS 2."""
+
+    def __init__(self):
+        super().__init__("sim_bridge")
+        self.config = declare_config(self, BridgeConfig)
+        self.hardware_namespace = self.declare_parameter("hardware_namespace", "/robot").value
+        self.robot = load_robot(self.config.robot)
+        self._default_kp = dict(zip(self.robot.joint_names, self.robot.kp))
+        self._default_kd = dict(zip(self.robot.joint_names, self.robot.kd))
+        self._pub_joints = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
+        self._pub_imu = self.create_publisher(Imu, "imu", SENSOR_QOS)
+        self._pub_wrench = {s: self.create_publisher(WrenchStamped, f"foot/{s}/wrench", SENSOR_QOS)
+                            for s in SIDES}
+        self._pub_truth = self.create_publisher(Odometry, "ground_truth/odom", SENSOR_QOS)
+        self._pub_status = self.create_publisher(DiagnosticArray, "diagnostics", LATCHED_QOS)
+        self.create_subscription(JointTrajectory, "joint_commands", self._on_command, SENSOR_QOS)
+        self.create_subscription(WrenchStamped, "push", self._on_push, 10)
+        self._answered_ns = -1
+        self._commanded = False
+        self._last_mode: CommandMode | None = None
+        self._progress: tuple[float, float] | None = None
+
+        if self.config.backend == "mujoco":
+            self._pub_clock = self.create_publisher(Clock, "/clock", SENSOR_QOS)
+            backend = MujocoBackend(self.robot, self.config.noise(), seed=self.config.seed)
+        else:
+            backend = self._make_hardware_backend()
+        self.bridge = SimBridge(backend, self.robot.kd, self.config)
+        self.get_logger().info(
+            f"robot {self.robot.name} ({self.robot.n_joints} joints, {self.robot.mass_kg:.1f} kg), "
+            f"backend {self.config.backend}, {self.config.timing_mode}, "
+            f"{self.config.control_rate_hz:.0f} Hz, watchdog {self.config.command_timeout_s * 1e3:.0f} ms")
+        if self.config.backend == "mujoco" and self.config.timing_mode == "realtime":
+            self._wall_timer = self.create_timer(self.config.control_period_s, self._realtime_tick,
+                                                 clock=self._wall_clock())
+
+    def _wall_clock(self):
+        from rclpy.clock import Clock as RosClock, ClockType
+        return RosClock(clock_type=ClockType.STEADY_TIME)
+
+    # -- inputs -------------------------------------------------------------------------------
+    def _on_command(self, msg: JointTrajectory) -> None:
+        try:
+            command = conv.joint_command_from_message(msg, self._default_kp, self._default_kd)
+            self.bridge.submit(command)
+        except CommandError as exc:
+            self.get_logger().error(f"rejected joint command (keeping the previous one): {exc}",
+                                    throttle_duration_sec=1.0)
+            return
+        self._commanded = True
+        self._answered_ns = max(self._answered_ns, conv.stamp_to_ns(msg.header.stamp))
+
+    def _on_push(self, msg: WrenchStamped) -> None:
+        try:
+            push = conv.push_from_message(msg, self.bridge.backend.now_s())
+            self.bridge.push(push)
+        except (ValueError, KeyError, BipedStackError) as exc:
+            self.get_logger().error(f"rejected push: {exc}")
+            return
+        self.get_logger().info(f"push on {push.body}: {push.force_world_n} N for {push.duration_s:.3f} s")
+
+    # -- outputs ------------------------------------------------------------------------------
+    def _publish_state(self, frame: SensorFrame) -> None:
+        if self.config.backend == "mujoco":
+            self._pub_clock.publish(conv.clock_message(frame.stamp_s))
+            if self.config.publish_ground_truth:
+                self._pub_truth.publish(conv.odometry_message(self.bridge.backend.ground_truth(),
+                                                              self.robot.description.base_body))
+        noise = self.config
+        self._pub_imu.publish(conv.imu_message(frame.stamp_s, frame.imu, self.robot.description.imu_site,
+                                               noise.gyro_std_rad_s, noise.accel_std_m_s2,
+                                               noise.orientation_std_rad))
+        for side, wrench in frame.foot_wrenches.items():
+            self._pub_wrench[side].publish(conv.wrench_message(
+                frame.stamp_s, wrench, self.robot.description.feet[side].sole_site))
+        # Joint states last: controllers compute when the frame's joint state (and IMU) are in.
+        self._pub_joints.publish(conv.joint_state_message(frame))
+
+    def _report_mode(self, mode: CommandMode) -> None:
+        if mode == self._last_mode:
+            return
+        self._last_mode = mode
+        now = self.bridge.backend.now_s()
+        if mode == CommandMode.COMMAND:
+            self.get_logger().info(f"mode {mode.value} at t = {now:.3f} s")
+        else:
+            self.get_logger().warning(f"mode {mode.value} at t = {now:.3f} s")
+        self._pub_status.publish(conv.bridge_status_message(now, mode.value))
+
+    # -- timing -------------------------------------------------------------------------------
+    def _realtime_tick(self) -> None:
+        frame = self.bridge.measure()
+        self._publish_state(frame)
+        if self._commanded:  # the simulation starts with the first command
+            self._report_mode(self.bridge.step())
+            self._report_progress()
+
+    def spin_lockstep(self, executor) -> None:
+        """Lockstep: publish the state of time t, wait for the command answering it, step.
+
+        Before the first command the simulation waits as long as it takes (controllers may take
+        seconds to start). After that it waits at most ``lockstep_timeout_s`` of wall time per
+        step; a missing answer lets the watchdog run on sim time, and once the joints damp the
+        simulation paces itself at real time until commands return.
+        """
+        period = self.config.control_period_s
+        last_notice = time.monotonic()
+        self._report_mode(CommandMode.WAITING)
+        while running():
+            frame = self.bridge.measure()
+            self._publish_state(frame)
+            stamp_ns = int(round(frame.stamp_s * 1e9))
+            started = time.monotonic()
+            while self._answered_ns < stamp_ns and running():
+                if not self._commanded:
+                    # Re-publish now and then: subscribers that joined late missed the first one.
+                    executor.spin_once(timeout_sec=0.1)
+                    if time.monotonic() - last_notice > 0.5:
+                        last_notice = time.monotonic()
+                        self._publish_state(frame)
+                    continue
+                budget = period if self.bridge.mode == CommandMode.DAMPING else self.config.lockstep_timeout_s
+                remaining = budget - (time.monotonic() - started)
+                if remaining <= 0.0:
+                    break
+                executor.spin_once(timeout_sec=remaining)
+            self._report_mode(self.bridge.step())
+            self._report_progress()
+
+    def _report_progress(self) -> None:
+        now, wall = self.bridge.backend.now_s(), time.monotonic()
+        if self._progress is None:
+            self._progress = (now, wall)
+        elif now - self._progress[0] >= 5.0:
+            rtf = (now - self._progress[0]) / max(wall - self._progress[1], 1e-9)
+            self.get_logger().info(f"t = {now:.1f} s, real-time factor {rtf:.2f}, mode {self.bridge.mode.value}")
+            self._progress = (now, wall)
+
+    # -- hardware -----------------------------------------------------------------------------
+    def _make_hardware_backend(self) -> Ros2ControlBackend:
+        ns = self.hardware_namespace.rstrip("/")
+        topic = f"{ns}/{CONTROLLER_TOPICS[self.config.command_interface]}"
+        publisher = self.create_publisher(Float64MultiArray, topic, SENSOR_QOS)
+        backend = Ros2ControlBackend(
+            self.robot.joint_names, self.robot.torque_limit_nm, self.config.command_interface,
+            publish=lambda values: publisher.publish(conv.forward_command_message(values)),
+            clock=lambda: self.get_clock().now().nanoseconds * 1e-9)
+        self.create_subscription(JointState, f"{ns}/joint_states", self._on_robot_joints, SENSOR_QOS)
+        self.create_subscription(Imu, f"{ns}/imu_sensor_broadcaster/imu", self._on_robot_imu, SENSOR_QOS)
+        for side in SIDES:
+            self.create_subscription(WrenchStamped, f"{ns}/{side}_foot_ft/wrench",
+                                     lambda m, s=side: backend.on_wrench(s, conv.wrench_from_message(m)),
+                                     SENSOR_QOS)
+        self.get_logger().info(f"ros2_control robot under {ns or '/'}: commands on {topic}")
+        return backend
+
+    def _on_robot_imu(self, msg: Imu) -> None:
+        try:
+            self.bridge.backend.on_imu(conv.imu_from_message(msg))
+        except ValueError as exc:
+            self.get_logger().error(f"robot IMU rejected: {exc}", throttle_duration_sec=1.0)
+
+    def _on_robot_joints(self, msg: JointState) -> None:
+        """Hardware: every robot joint state is one control period."""
+        try:
+            self.bridge.backend.on_joint_state(conv.stamp_to_seconds(msg.header.stamp), msg.name,
+                                               msg.position, msg.velocity, msg.effort)
+        except ValueError as exc:
+            self.get_logger().error(f"robot joint state rejected: {exc}", throttle_duration_sec=1.0)
+            return
+        frame = self.bridge.measure()
+        if frame is None:
+            return
+        self._publish_state(frame)
+        self._report_mode(self.bridge.step())
+
+
+def main() -> int:
+    """Entry point ``sim_bridge``."""
+    def spin(node: SimBridgeNode) -> None:
+        executor = make_executor(node)
+        if node.config.backend == "mujoco" and node.config.timing_mode == "lockstep":
+            node.spin_lockstep(executor)
+        else:
+            spin_forever(executor)
+    return run_node(SimBridgeNode, spin)
+
+
+class MockRos2ControlRobot(Node):
+    """MuJoCo standing in for a ros2_control robot: joint_state/IMU/FT broadcasters and effort or
+    position forward command controllers under ``/robot``, paced by the wall clock. Its own
+    joint loop (robot gains) tracks position commands; no command for 0.1 s → joint damping, as
+    motor drivers do."""
+
+    def __init__(self):
+        super().__init__("mock_ros2_control_robot", namespace="/robot")
+        robot_name = self.declare_parameter("robot", "humanoid").value
+        self.rate_hz = float(self.declare_parameter("rate_hz", 500.0).value)
+        self.robot = load_robot(robot_name)
+        self.backend = MujocoBackend(self.robot)
+        self.arbiter = CommandArbiter(self.robot.joint_names, self.robot.kd, timeout_s=0.1)
+        self._pub_joints = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
+        self._pub_imu = self.create_publisher(Imu, "imu_sensor_broadcaster/imu", SENSOR_QOS)
+        self._pub_wrench = {s: self.create_publisher(WrenchStamped, f"{s}_foot_ft/wrench", SENSOR_QOS)
+                            for s in SIDES}
+        self._pub_truth = self.create_publisher(Odometry, "ground_truth/odom", SENSOR_QOS)
+        zeros = np.zeros(self.robot.n_joints)
+        names = self.robot.joint_names
+        self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["effort"], lambda m: self._on_command(
+            m, lambda v: JointCommand(self.backend.now_s(), names, zeros, zeros, v, zeros, zeros)), SENSOR_QOS)
+        self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["position"], lambda m: self._on_command(
+            m, lambda v: JointCommand(self.backend.now_s(), names, v, zeros, zeros, self.robot.kp, self.robot.kd)),
+            SENSOR_QOS)
+        self._started = time.monotonic()
+        self.create_timer(1.0 / self.rate_hz, self._tick)
+
+    def _on_command(self, msg: Float64MultiArray, make) -> None:
+        if len(msg.data) != self.robot.n_joints:
+            self.get_logger().error(f"command has {len(msg.data)} values for {self.robot.n_joints} joints")
+            return
+        try:
+            self.arbiter.submit(make(np.asarray(msg.data, float)), self.backend.now_s())
+        except CommandError as exc:
+            self.get_logger().error(str(exc), throttle_duration_sec=1.0)
+
+    def _tick(self) -> None:
+        # Pace simulated time by the wall clock (catch up at most 5 periods per tick).
+        target = time.monotonic() - self._started
+        for _ in range(5):
+            if self.backend.now_s() >= target:
+                break
+            self.backend.send(self.arbiter.setpoints(self.backend.now_s()))
+            self.backend.advance(1.0 / self.rate_hz)
+        frame = self.backend.measure()
+        stamp = self.get_clock().now().nanoseconds * 1e-9
+        frame = SensorFrame(stamp, frame.joint_names, frame.position_rad, frame.velocity_rad_s,
+                            frame.effort_nm, frame.imu, frame.foot_wrenches)
+        self._pub_imu.publish(conv.imu_message(stamp, frame.imu, self.robot.description.imu_site))
+        for side, wrench in frame.foot_wrenches.items():
+            self._pub_wrench[side].publish(conv.wrench_message(stamp, wrench, self.robot.description.feet[side].sole_site))
+        truth = self.backend.ground_truth()
+        self._pub_truth.publish(conv.odometry_message(truth, self.robot.description.base_body))
+        self._pub_joints.publish(conv.joint_state_message(frame))
+
+
+def mock_robot_main() -> int:
+    """Entry point ``mock_ros2_control_robot``."""
+    return run_node(MockRos2ControlRobot)

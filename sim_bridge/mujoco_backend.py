@@ -110,6 +110,9 @@ class MujocoBackend(Backend):
             mujoco.mj_step(self.model, self.data)
 
     def measure(self) -> SensorFrame:
+        # mj_step evaluates sensors and contacts before integrating, so after a step they describe
+        # the previous state; recompute them for the current one.
+        mujoco.mj_forward(self.model, self.data)
         n = len(self.joint_names)
         noise = self.noise
         position = self.data.qpos[self._qpos_adr] + self._rng.normal(0, noise.joint_position_std_rad, n)

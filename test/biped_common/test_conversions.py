@@ -1,0 +1,91 @@
+"""Message encodings round-trip, and malformed messages give errors that say what is wrong."""
+
+import numpy as np
+import pytest
+
+from biped_common import conversions as conv
+from biped_common.errors import CommandError
+from biped_common.rotations import quat_normalize
+from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
+
+NAMES = ("a", "b", "c")
+RNG = np.random.default_rng(1)
+
+
+def command():
+    return JointCommand(1.234, NAMES, *(RNG.normal(size=3) for _ in range(3)),
+                        RNG.uniform(0, 10, 3), RNG.uniform(0, 1, 3))
+
+
+def test_stamps_are_exact_in_nanoseconds():
+    for k in range(0, 100000, 997):
+        t = k * 0.002
+        assert conv.stamp_to_ns(conv.seconds_to_stamp(t)) == int(round(t * 1e9))
+
+
+def test_joint_command_round_trip():
+    cmd = command()
+    back = conv.joint_command_from_message(conv.joint_command_message(cmd), {}, {})
+    assert back.joint_names == NAMES and back.stamp_s == pytest.approx(cmd.stamp_s)
+    for field in ("position_rad", "velocity_rad_s", "effort_nm", "kp", "kd"):
+        np.testing.assert_allclose(getattr(back, field), getattr(cmd, field))
+
+
+def test_joint_command_without_gains_uses_defaults_and_torque_only_drops_kp():
+    msg = conv.joint_command_message(command())
+    msg.points = msg.points[:1]
+    back = conv.joint_command_from_message(msg, {"a": 1.0, "b": 2.0, "c": 3.0}, {"a": 0.1, "b": 0.2, "c": 0.3})
+    np.testing.assert_allclose(back.kp, [1, 2, 3])
+    msg.points[0].positions = []
+    assert np.all(conv.joint_command_from_message(msg, {"a": 1.0}, {}).kp == 0)
+
+
+@pytest.mark.parametrize("breakage, message", [
+    (lambda m: setattr(m.points[0], "positions", [1.0]), "positions has 1 values for 3 joints"),
+    (lambda m: setattr(m, "points", []), "1 or 2 points"),
+    (lambda m: setattr(m.points[1], "velocities", []), "gains point"),
+])
+def test_malformed_joint_command_is_named(breakage, message):
+    msg = conv.joint_command_message(command())
+    breakage(msg)
+    with pytest.raises(CommandError, match=message):
+        conv.joint_command_from_message(msg, {}, {})
+
+
+def test_sensor_frame_round_trip_and_nan_rejected():
+    imu = ImuReading(quat_normalize(RNG.normal(size=4)), RNG.normal(size=3), RNG.normal(size=3))
+    frame = SensorFrame(0.5, NAMES, *(RNG.normal(size=3) for _ in range(3)), imu,
+                        {"left": Wrench(RNG.normal(size=3), RNG.normal(size=3))})
+    js, im = conv.joint_state_message(frame), conv.imu_message(0.5, imu, "imu", 0.01, 0.1, 0.0)
+    wrench = conv.wrench_message(0.5, frame.foot_wrenches["left"], "l_sole")
+    back = conv.sensor_frame_from_messages(js, im, {"left": wrench})
+    np.testing.assert_allclose(back.position_rad, frame.position_rad)
+    np.testing.assert_allclose(back.imu.orientation_wxyz, imu.orientation_wxyz)
+    np.testing.assert_allclose(back.foot_wrenches["left"].torque_nm, frame.foot_wrenches["left"].torque_nm)
+    assert im.angular_velocity_covariance[0] == pytest.approx(1e-4)
+    js.position[1] = float("nan")
+    with pytest.raises(ValueError, match="non-finite"):
+        conv.sensor_frame_from_messages(js, im)
+
+
+def test_odometry_round_trip_twist_in_child_frame():
+    state = BaseState(2.0, RNG.normal(size=3), quat_normalize(RNG.normal(size=4)),
+                      RNG.normal(size=3), RNG.normal(size=3))
+    back = conv.base_state_from_odometry(conv.odometry_message(state, "pelvis"))
+    np.testing.assert_allclose(back.linear_velocity_world_m_s, state.linear_velocity_world_m_s, atol=1e-12)
+    np.testing.assert_allclose(back.orientation_wxyz, state.orientation_wxyz, atol=1e-12)
+
+
+def test_push_encoding():
+    push = Push("pelvis", np.array([25.0, 0, 0]), np.zeros(3), 3.0, 1.0)
+    msg = conv.push_message(push)
+    back = conv.push_from_message(msg, now_s=3.0)
+    assert back.body == "pelvis" and back.duration_s == pytest.approx(1.0)
+    msg.header.stamp = conv.seconds_to_stamp(0.0)
+    assert conv.push_from_message(msg, now_s=7.0, default_duration_s=0.5).duration_s == 0.5
+    msg.header.stamp = conv.seconds_to_stamp(2.0)
+    with pytest.raises(ValueError, match="before now"):
+        conv.push_from_message(msg, now_s=3.0)
+    msg.header.frame_id = ""
+    with pytest.raises(ValueError, match="frame_id"):
+        conv.push_from_message(msg, now_s=0.0)

@@ -25,7 +25,7 @@ from trajectory_msgs.msg import JointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import BipedStackError, CommandError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import declare_config, make_executor, run_node, running, spin_forever
+from biped_common.ros_node_tools import declare_config, RepeatFilter, make_executor, run_node, running, spin_forever
 from biped_common.state import JointCommand, SensorFrame
 from sim_bridge.bridge import BridgeConfig, SimBridge
 from sim_bridge.commands import CommandArbiter, CommandMode
@@ -60,6 +60,7 @@ class SimBridgeNode(Node):
         self._commanded = False
         self._last_mode: CommandMode | None = None
         self._progress: tuple[float, float] | None = None
+        self._log_error = RepeatFilter(self.get_logger().error)
 
         if self.config.backend == "mujoco":
             self._pub_clock = self.create_publisher(Clock, "/clock", SENSOR_QOS)
@@ -85,8 +86,7 @@ class SimBridgeNode(Node):
             command = conv.joint_command_from_message(msg, self._default_kp, self._default_kd)
             self.bridge.submit(command)
         except CommandError as exc:
-            self.get_logger().error(f"rejected joint command (keeping the previous one): {exc}",
-                                    throttle_duration_sec=1.0)
+            self._log_error(f"rejected joint command (keeping the previous one): {exc}")
             return
         self._commanded = True
         self._answered_ns = max(self._answered_ns, conv.stamp_to_ns(msg.header.stamp))
@@ -199,7 +199,7 @@ class SimBridgeNode(Node):
         try:
             self.bridge.backend.on_imu(conv.imu_from_message(msg))
         except ValueError as exc:
-            self.get_logger().error(f"robot IMU rejected: {exc}", throttle_duration_sec=1.0)
+            self._log_error(f"robot IMU rejected: {exc}")
 
     def _on_robot_joints(self, msg: JointState) -> None:
         """Hardware: every robot joint state is one control period."""
@@ -207,7 +207,7 @@ class SimBridgeNode(Node):
             self.bridge.backend.on_joint_state(conv.stamp_to_seconds(msg.header.stamp), msg.name,
                                                msg.position, msg.velocity, msg.effort)
         except ValueError as exc:
-            self.get_logger().error(f"robot joint state rejected: {exc}", throttle_duration_sec=1.0)
+            self._log_error(f"robot joint state rejected: {exc}")
             return
         frame = self.bridge.measure()
         if frame is None:
@@ -229,9 +229,11 @@ def main() -> int:
 
 class MockRos2ControlRobot(Node):
     """MuJoCo standing in for a ros2_control robot: joint_state/IMU/FT broadcasters and effort or
-    position forward command controllers under ``/robot``, paced by the wall clock. Its own
+    position forward command controllers under ``/robot``, one physics period per wall-clock
+    timer tick. Its own
     joint loop (robot gains) tracks position commands; no command for 0.1 s → joint damping, as
-    motor drivers do."""
+    motor drivers do. Simulation starts with the first command (the robot hangs in a gantry
+    until the stack is up)."""
 
     def __init__(self):
         super().__init__("mock_ros2_control_robot", namespace="/robot")
@@ -252,24 +254,23 @@ class MockRos2ControlRobot(Node):
         self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["position"], lambda m: self._on_command(
             m, lambda v: JointCommand(self.backend.now_s(), names, v, zeros, zeros, self.robot.kp, self.robot.kd)),
             SENSOR_QOS)
-        self._started = time.monotonic()
+        self._log_error = RepeatFilter(self.get_logger().error)
         self.create_timer(1.0 / self.rate_hz, self._tick)
 
     def _on_command(self, msg: Float64MultiArray, make) -> None:
         if len(msg.data) != self.robot.n_joints:
-            self.get_logger().error(f"command has {len(msg.data)} values for {self.robot.n_joints} joints")
+            self._log_error(f"command has {len(msg.data)} values for {self.robot.n_joints} joints")
             return
         try:
             self.arbiter.submit(make(np.asarray(msg.data, float)), self.backend.now_s())
         except CommandError as exc:
-            self.get_logger().error(str(exc), throttle_duration_sec=1.0)
+            self._log_error(str(exc))
 
     def _tick(self) -> None:
-        # Pace simulated time by the wall clock (catch up at most 5 periods per tick).
-        target = time.monotonic() - self._started
-        for _ in range(5):
-            if self.backend.now_s() >= target:
-                break
+        # One period of physics per tick of the wall-clock timer: when the machine cannot keep
+        # up, the robot's time runs slow rather than its joint loop running coarse. The robot
+        # is "held in its gantry" (not simulated) until the first command arrives.
+        if self.arbiter.last_command_time_s > -np.inf:
             self.backend.send(self.arbiter.setpoints(self.backend.now_s()))
             self.backend.advance(1.0 / self.rate_hz)
         frame = self.backend.measure()

@@ -8,7 +8,9 @@ in the sole frame), and one forward command controller taking std_msgs/Float64Mu
 robot's joint order: ``effort_controller/commands`` (``command_interface: effort``: the joint PD is
 closed here, on every joint state, and efforts are sent) or ``position_controller/commands``
 (``command_interface: position``: positions are sent and the robot's own joint loop tracks them;
-velocity, effort and gains of the command are then not used).
+velocity, effort and gains of the command are then not used, and the watchdog's "damping" becomes
+"hold the joint positions measured when the command stream went stale", the safe state a position
+controller can express).
 
 This module is ROS-free: the node feeds it decoded measurements and gives it a ``publish``
 callback.
@@ -45,6 +47,7 @@ class Ros2ControlBackend(Backend):
         self._joints: tuple[float, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._imu: ImuReading | None = None
         self._wrenches: dict[str, Wrench] = {}
+        self._hold_position: np.ndarray | None = None
 
     def now_s(self) -> float:
         return self._clock()
@@ -81,7 +84,15 @@ class Ros2ControlBackend(Backend):
         if self._joints is None:
             return
         if self.command_interface == "position":
-            self._publish(setpoints.position_rad)
+            # A position controller cannot damp: without position feedback (watchdog damping,
+            # waiting) the robot holds the joint positions measured when that began.
+            if np.all(setpoints.kp == 0.0):
+                if self._hold_position is None:
+                    self._hold_position = self._joints[1].copy()
+                self._publish(self._hold_position)
+            else:
+                self._hold_position = None
+                self._publish(setpoints.position_rad)
         else:
             _, position, velocity, _ = self._joints
             self._publish(setpoints.torque(position, velocity, self.torque_limit_nm))

@@ -15,7 +15,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import declare_config, run_node
+from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
 from sim_bridge.node import SENSOR_QOS
 from wbc_node.stand import StandController
 
@@ -36,6 +36,7 @@ class WbcNode(Node):
         self._joints: dict[int, JointState] = {}
         self._imus: dict[int, Imu] = {}
         self._answered_ns = -1
+        self._log_error = RepeatFilter(self.get_logger().error)
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
         self.create_subscription(JointState, "joint_states", self._on_joints, SENSOR_QOS)
         self.create_subscription(Imu, "imu", self._on_imu, SENSOR_QOS)
@@ -60,7 +61,7 @@ class WbcNode(Node):
         try:
             frame = conv.sensor_frame_from_messages(joints, imu)
         except ValueError as exc:
-            self.get_logger().error(f"sensor frame rejected: {exc}", throttle_duration_sec=1.0)
+            self._log_error(f"sensor frame rejected: {exc}")
             return
         self._answered_ns = stamp_ns
         self._pub.publish(conv.joint_command_message(self.controller.command(frame)))

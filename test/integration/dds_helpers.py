@@ -1,0 +1,121 @@
+"""Helpers for multi-process tests over real DDS: start processes, probe topics, stop everything.
+
+Every wait is bounded; every process started here is stopped by the test that started it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+
+from biped_common import conversions as conv
+from biped_stack.launcher import executable_command, package_share
+
+SHARE = package_share("biped_stack")
+
+
+class Processes:
+    """Child processes with output captured to files; :meth:`stop_all` ends them by PID."""
+
+    def __init__(self, log_dir: Path):
+        self.log_dir = log_dir
+        self.children: dict[str, subprocess.Popen] = {}
+
+    def start(self, name: str, command: list[str]) -> subprocess.Popen:
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        env.setdefault("AMENT_PREFIX_PATH", sys.prefix)
+        log = open(self.log_dir / f"{name}.log", "w")
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        self.children[name] = process
+        return process
+
+    def start_node(self, name: str, executable: str, *params: str) -> subprocess.Popen:
+        args = ["--ros-args", "-r", f"__node:={name}"]
+        for p in params:
+            args += ["-p", p]
+        return self.start(name, executable_command("biped_stack", executable) + args)
+
+    def launch(self, name: str, file: str, *overrides: str) -> subprocess.Popen:
+        return self.start(name, [sys.executable, "-m", "biped_stack", "launch", str(SHARE / "launch" / file),
+                                 *overrides])
+
+    def output(self, name: str) -> str:
+        return (self.log_dir / f"{name}.log").read_text()
+
+    def stop(self, name: str, timeout_s: float = 20.0) -> int:
+        process = self.children[name]
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGINT)
+            try:
+                process.wait(timeout_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait(5)
+        return process.returncode
+
+    def stop_all(self) -> None:
+        for name in list(self.children):
+            self.stop(name)
+
+
+class Probe:
+    """A node in the test process recording what the stack publishes."""
+
+    def __init__(self, domain_id: int, odom_topic: str = "/ground_truth/odom"):
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = rclpy.create_node("probe", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.odometry: list[tuple[float, float]] = []  # (stamp s, pelvis z m)
+        self.modes: list[tuple[float, str]] = []
+        self.command_stamps: list[float] = []
+        from diagnostic_msgs.msg import DiagnosticArray
+        from nav_msgs.msg import Odometry
+        from trajectory_msgs.msg import JointTrajectory
+        self.node.create_subscription(Odometry, odom_topic, self._on_odom, 1000)
+        self.node.create_subscription(JointTrajectory, "/joint_commands",
+                                      lambda m: self.command_stamps.append(conv.stamp_to_seconds(m.header.stamp)), 1000)
+        latched = QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_status, latched)
+
+    def _on_odom(self, msg) -> None:
+        self.odometry.append((conv.stamp_to_seconds(msg.header.stamp), msg.pose.pose.position.z))
+
+    def _on_status(self, msg) -> None:
+        for status in msg.status:
+            if status.name == "sim_bridge":
+                self.modes.append((conv.stamp_to_seconds(msg.header.stamp), status.message))
+
+    def spin_until(self, condition, timeout_s: float, alive=()) -> bool:
+        """Serve callbacks until ``condition()`` or ``timeout_s``; False on timeout or when one of
+        the ``alive`` processes ended."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            if any(p.poll() is not None for p in alive):
+                return False
+            self.executor.spin_once(timeout_sec=0.05)
+        return condition()
+
+    def sim_time_s(self) -> float:
+        return self.odometry[-1][0] if self.odometry else -1.0
+
+    def publisher(self, msg_type, topic: str):
+        return self.node.create_publisher(msg_type, topic, 10)
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+        rclpy.shutdown(context=self.context)

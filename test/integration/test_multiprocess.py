@@ -1,0 +1,101 @@
+"""The stack as separate processes over real DDS (FastDDS), as a user runs it.
+
+Each test has its own ROS_DOMAIN_ID, bounds every wait, and stops every process it started.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from trajectory_msgs.msg import JointTrajectory
+
+from biped_common import conversions as conv
+from biped_common.robot_model import load_robot
+from biped_common.state import JointCommand
+from dds_helpers import Probe, Processes
+
+pytestmark = pytest.mark.dds
+
+
+@pytest.fixture
+def stack(tmp_path, ros_domain_id):
+    processes = Processes(tmp_path)
+    probe = Probe(ros_domain_id)
+    yield processes, probe
+    processes.stop_all()
+    probe.close()
+
+
+@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
+def test_stands_ten_seconds_through_the_launcher(stack, robot_name):
+    processes, probe = stack
+    launcher = processes.launch("launch", "sim.launch.xml", f"robot:={robot_name}")
+    assert probe.spin_until(lambda: probe.sim_time_s() >= 10.0, timeout_s=150, alive=[launcher]), \
+        processes.output("launch")[-3000:]
+    heights = np.array([z for _, z in probe.odometry])
+    nominal = load_robot(robot_name).nominal_pelvis_height_m
+    assert np.max(np.abs(heights - nominal)) < 0.02
+    assert [m for _, m in probe.modes][-1] == "command"
+    assert processes.stop("launch") == 0
+    out = processes.output("launch")
+    assert "[sim_bridge]" in out and "[wbc" in out and "exited with code" not in out.split("interrupted")[0]
+
+
+def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
+    processes, probe = stack
+    robot = load_robot("biped")
+    bridge = processes.start_node("sim_bridge", "sim_bridge", "robot:=biped")
+    controller = processes.start_node("wbc", "wbc_node", "robot:=biped", "use_sim_time:=true")
+    assert probe.spin_until(lambda: probe.sim_time_s() >= 0.5, timeout_s=60, alive=[bridge, controller]), \
+        processes.output("sim_bridge")[-2000:]
+
+    publish = probe.publisher(JointTrajectory, "/joint_commands").publish
+    n = robot.n_joints
+    nan_position = np.array(robot.standing_posture_rad)
+    nan_position[3] = math.nan
+    stamp = probe.sim_time_s()
+    publish(conv.joint_command_message(JointCommand(stamp, robot.joint_names, nan_position, np.zeros(n),
+                                                    np.zeros(n), robot.kp, robot.kd)))
+    publish(conv.joint_command_message(JointCommand(stamp, ("l_knee", "tail"), np.zeros(2), np.zeros(2),
+                                                    np.zeros(2), np.zeros(2), np.zeros(2))))
+    assert probe.spin_until(lambda: probe.sim_time_s() >= 1.5, timeout_s=60, alive=[bridge, controller])
+    log = processes.output("sim_bridge")
+    assert "non-finite position_rad for joint(s) ['l_knee']" in log
+    assert "unknown joint(s) ['tail']" in log
+    assert abs(probe.odometry[-1][1] - robot.nominal_pelvis_height_m) < 0.02
+
+    processes.children["wbc"].kill()  # SIGKILL: no goodbye
+    processes.children["wbc"].wait(10)
+    assert probe.spin_until(lambda: any(m == "damping" for _, m in probe.modes), timeout_s=30, alive=[bridge])
+    damping_at = next(t for t, m in probe.modes if m == "damping")
+    last_command = max(t for t in probe.command_stamps if t <= damping_at)
+    assert 0.0 < damping_at - last_command <= 0.05, (last_command, damping_at)
+    assert bridge.poll() is None  # the bridge lives on, damping
+
+
+def test_unknown_robot_is_a_clear_error(stack):
+    processes, _ = stack
+    launcher = processes.launch("launch", "sim.launch.xml", "robot:=dinosaur")
+    assert launcher.wait(60) == 2
+    assert "unknown robot 'dinosaur'; known robots: biped, humanoid" in processes.output("launch")
+
+
+def test_hardware_backend_drives_a_ros2_control_robot(tmp_path, ros_domain_id):
+    processes = Processes(tmp_path)
+    probe = Probe(ros_domain_id, odom_topic="/robot/ground_truth/odom")  # the mock robot's truth
+    try:
+        _run_hardware(processes, probe)
+    finally:
+        processes.stop_all()
+        probe.close()
+
+
+def _run_hardware(processes, probe):
+    launcher = processes.launch("launch", "hardware.launch.xml", "robot:=biped", "rate_hz:=250.0")
+    assert probe.spin_until(lambda: probe.sim_time_s() >= 8.0, timeout_s=60, alive=[launcher]), \
+        processes.output("launch")[-3000:]
+    settled = np.array([z for t, z in probe.odometry if t - probe.odometry[0][0] > 3.0])
+    nominal = load_robot("biped").nominal_pelvis_height_m
+    assert np.max(np.abs(settled - nominal)) < 0.02, (settled.min(), settled.max())
+    assert "command" in [m for _, m in probe.modes]
+    assert processes.stop("launch") == 0

@@ -1,0 +1,39 @@
+# biped_stack on a pip-only machine: every target bootstraps .venv itself.
+#   make test       the test suite CI runs (unit + in-process MuJoCo + a few multi-process DDS tests)
+#   make demo       the simulated robot stands, is pushed, and a report is written to out/demo
+#   make test-slow  the long scenario matrices
+#   make bench      benchmarks (real-time factor, DDS round trip), medians and p99s
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt setup.py | cksum | cut -d' ' -f1)
+export AMENT_PREFIX_PATH := $(abspath $(VENV))
+export RMW_IMPLEMENTATION := rmw_fastrtps_cpp
+export MUJOCO_GL ?= egl
+
+.PHONY: venv test test-slow demo bench clean
+venv: $(STAMP)
+
+$(STAMP): requirements.txt setup.py
+	@echo "== creating $(VENV) (pinned versions from requirements.txt) =="
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+test: $(STAMP)
+	$(PY) -m pytest -q -m "not slow" --durations=10
+
+test-slow: $(STAMP)
+	$(PY) -m pytest -q -m slow
+
+demo: $(STAMP)
+	$(VENV)/bin/biped-stack stand --robot humanoid --duration 10 --out out/demo
+
+bench: $(STAMP)
+	$(PY) bench/sim_realtime_factor.py
+	$(PY) bench/dds_round_trip.py
+
+clean:
+	rm -rf $(VENV) out build *.egg-info

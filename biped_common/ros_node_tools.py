@@ -20,8 +20,9 @@ import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
+from rcl_interfaces.msg import ParameterDescriptor
 
-from biped_common.errors import BipedStackError
+from biped_common.errors import BipedStackError, ConfigError
 
 T = TypeVar("T")
 
@@ -30,17 +31,38 @@ def _ros_value(value):
     return list(value) if isinstance(value, tuple) else value
 
 
-def declare_config(node: Node, config_type: type[T], skip: tuple[str, ...] = ()) -> T:
-    """Declare a parameter per dataclass field and return the validated dataclass."""
+def declare_config(node: Node, config_type: type[T]) -> T:
+    """Declare a parameter per dataclass field and return the validated dataclass.
+
+    Values are coerced to the type of the field's default (``rate:=500`` is a float 500.0); a
+    value that cannot be is a ConfigError naming the parameter.
+    """
     values = {}
     for f in fields(config_type):
-        if f.name in skip:
-            continue
         default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
-        values[f.name] = node.declare_parameter(f.name, _ros_value(default)).value
-        if isinstance(default, tuple):
-            values[f.name] = tuple(values[f.name])
+        descriptor = ParameterDescriptor(description=f"see {config_type.__name__}", dynamic_typing=True)
+        value = node.declare_parameter(f.name, _ros_value(default), descriptor).value
+        values[f.name] = _coerce(value, default, f.name)
     return config_type(**values)
+
+
+def _coerce(value, default, name: str):
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+    elif isinstance(default, float):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(default, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif isinstance(default, str):
+        if isinstance(value, str):
+            return value
+    elif isinstance(default, tuple):
+        if isinstance(value, (list, tuple)) and all(isinstance(v, (int, float)) for v in value):
+            return tuple(float(v) for v in value)
+    raise ConfigError(name, f"expected a {type(default).__name__} like {default!r}, got {value!r}")
 
 
 def make_executor(node: Node):

@@ -7,11 +7,12 @@ import math
 
 import numpy as np
 import pytest
+from geometry_msgs.msg import WrenchStamped
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
-from biped_common.state import JointCommand
+from biped_common.state import JointCommand, Push
 from dds_helpers import Probe, Processes
 
 pytestmark = pytest.mark.dds
@@ -58,8 +59,13 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
                                                     np.zeros(n), robot.kp, robot.kd)))
     publish(conv.joint_command_message(JointCommand(stamp, ("l_knee", "tail"), np.zeros(2), np.zeros(2),
                                                     np.zeros(2), np.zeros(2), np.zeros(2))))
+    push = probe.publisher(WrenchStamped, "/push").publish
+    push(conv.push_message(Push("pelvis", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0)))
+    push(conv.push_message(Push("nose", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0)))
     assert probe.spin_until(lambda: probe.sim_time_s() >= 1.5, timeout_s=60, alive=[bridge, controller])
     log = processes.output("sim_bridge")
+    assert "push on pelvis: [10.  0.  0.] N" in log
+    assert "rejected push: \"'nose' not found in the MuJoCo model\"" in log
     assert "non-finite position_rad for joint(s) ['l_knee']" in log
     assert "unknown joint(s) ['tail']" in log
     assert abs(probe.odometry[-1][1] - robot.nominal_pelvis_height_m) < 0.02
@@ -71,6 +77,21 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
     last_command = max(t for t in probe.command_stamps if t <= damping_at)
     assert 0.0 < damping_at - last_command <= 0.05, (last_command, damping_at)
     assert bridge.poll() is None  # the bridge lives on, damping
+
+
+def test_realtime_mode_runs_at_wall_clock_pace(stack):
+    processes, probe = stack
+    launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped", "timing_mode:=realtime",
+                                "control_rate_hz:=250")
+    assert probe.spin_until(lambda: probe.sim_time_s() >= 0.1, timeout_s=60, alive=[launcher])
+    import time
+    wall_start, sim_start = time.monotonic(), probe.sim_time_s()
+    assert probe.spin_until(lambda: probe.sim_time_s() >= sim_start + 3.0, timeout_s=30, alive=[launcher])
+    real_time_factor = (probe.sim_time_s() - sim_start) / (time.monotonic() - wall_start)
+    assert 0.3 < real_time_factor <= 1.05  # paced by the wall clock, never faster
+    heights = np.array([z for _, z in probe.odometry])
+    assert np.max(np.abs(heights - load_robot("biped").nominal_pelvis_height_m)) < 0.02
+    assert processes.stop("launch") == 0
 
 
 def test_unknown_robot_is_a_clear_error(stack):

@@ -226,9 +226,8 @@ def base_state_from_odometry(msg: Odometry) -> BaseState:
 # -- pushes -------------------------------------------------------------------------------------
 def push_message(push: Push) -> WrenchStamped:
     """Encode a push request (the stamp is the push's end in sim time)."""
-    msg = wrench_message(push.start_s + push.duration_s, Wrench(push.force_world_n, push.torque_world_nm),
-                         push.body)
-    return msg
+    return wrench_message(push.start_s + push.duration_s, Wrench(push.force_world_n, push.torque_world_nm),
+                          push.body)
 
 
 def push_from_message(msg: WrenchStamped, now_s: float, default_duration_s: float = 1.0) -> Push:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, DurabilityPolicy, ReliabilityPolicy, HistoryPolicy
 from diagnostic_msgs.msg import DiagnosticArray

@@ -40,6 +40,7 @@ class BridgeConfig:
     accel_std_m_s2: float = 0.0
     accel_bias_m_s2: tuple = (0.0, 0.0, 0.0)
     orientation_std_rad: float = 0.0
+    orientation_bias_rad: tuple = (0.0, 0.0, 0.0)
     joint_position_std_rad: float = 0.0
     joint_velocity_std_rad_s: float = 0.0
     # ros2_control backend: which forward command controller the robot runs.
@@ -59,6 +60,7 @@ class BridgeConfig:
             raise ConfigError("lockstep_timeout_s", f"must be in (0, 60], got {self.lockstep_timeout_s}")
         object.__setattr__(self, "gyro_bias_rad_s", tuple(float(v) for v in self.gyro_bias_rad_s))
         object.__setattr__(self, "accel_bias_m_s2", tuple(float(v) for v in self.accel_bias_m_s2))
+        object.__setattr__(self, "orientation_bias_rad", tuple(float(v) for v in self.orientation_bias_rad))
         try:
             self.noise()
         except ValueError as exc:

@@ -29,6 +29,7 @@ class SensorNoise:
     accel_std_m_s2: float = 0.0
     accel_bias_m_s2: tuple[float, float, float] = (0.0, 0.0, 0.0)
     orientation_std_rad: float = 0.0
+    orientation_bias_rad: tuple[float, float, float] = (0.0, 0.0, 0.0)  # rotation vector, IMU frame
     joint_position_std_rad: float = 0.0
     joint_velocity_std_rad_s: float = 0.0
 
@@ -38,7 +39,7 @@ class SensorNoise:
             value = getattr(self, name)
             if not (np.isfinite(value) and value >= 0.0):
                 raise ValueError(f"{name} must be finite and ≥ 0, got {value}")
-        for name in ("gyro_bias_rad_s", "accel_bias_m_s2"):
+        for name in ("gyro_bias_rad_s", "accel_bias_m_s2", "orientation_bias_rad"):
             value = np.asarray(getattr(self, name), dtype=float)
             if value.shape != (3,) or not np.all(np.isfinite(value)):
                 raise ValueError(f"{name} must be 3 finite numbers, got {getattr(self, name)}")
@@ -143,9 +144,10 @@ class MujocoBackend(Backend):
         gyro = self._sensor("imu_gyro", 3) + noise.gyro_bias_rad_s + self._rng.normal(0, noise.gyro_std_rad_s, 3)
         accel = self._sensor("imu_accel", 3) + noise.accel_bias_m_s2 + self._rng.normal(0, noise.accel_std_m_s2, 3)
         quat = self._sensor("imu_quat", 4)
-        if noise.orientation_std_rad > 0.0:
-            error = matrix_to_quat(so3_exp(self._rng.normal(0, noise.orientation_std_rad, 3)))
-            quat = quat_multiply(quat, error)
+        error_vector = np.asarray(noise.orientation_bias_rad) + self._rng.normal(0, noise.orientation_std_rad, 3)
+        if np.any(error_vector):
+            # The reported attitude is the true one followed by a small rotation in the IMU frame.
+            quat = quat_multiply(quat, matrix_to_quat(so3_exp(error_vector)))
         return ImuReading(quat_normalize(quat), gyro, accel)
 
     def foot_wrenches(self) -> dict[str, Wrench]:

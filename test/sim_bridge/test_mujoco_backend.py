@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from biped_common.robot_model import load_robot
+from biped_common.rotations import quat_conjugate, quat_multiply, quat_to_matrix, so3_log
 from biped_common.state import Push
 from sim_bridge.commands import JointSetpoints
 from sim_bridge.mujoco_backend import MujocoBackend, SensorNoise
@@ -37,6 +38,9 @@ def test_noise_and_bias_have_the_configured_statistics():
     true = ideal.measure().imu.angular_velocity_rad_s
     np.testing.assert_allclose(gyro.mean(axis=0) - true, [0.02, 0.0, -0.01], atol=1.5e-3)
     np.testing.assert_allclose(gyro.std(axis=0), 0.01, rtol=0.1)
+    tilted = MujocoBackend(robot, SensorNoise(orientation_bias_rad=(0.02, 0.0, 0.0)))
+    error = quat_multiply(quat_conjugate(ideal.measure().imu.orientation_wxyz), tilted.measure().imu.orientation_wxyz)
+    np.testing.assert_allclose(so3_log(quat_to_matrix(error)), [0.02, 0.0, 0.0], atol=1e-9)
     with pytest.raises(ValueError, match="gyro_std_rad_s"):
         SensorNoise(gyro_std_rad_s=-1.0)
 

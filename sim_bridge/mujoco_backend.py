@@ -153,29 +153,35 @@ class MujocoBackend(Backend):
     def foot_wrenches(self) -> dict[str, Wrench]:
         """Ground reaction on each foot (sum over its contacts), in the sole frame about the sole
         origin [N, N·m]."""
-        sums = {side: (np.zeros(3), np.zeros(3)) for side in self._foot_bodies}
-        contact_frame_force = np.zeros(6)
-        for i in range(self.data.ncon):
-            contact = self.data.contact[i]
-            body1 = self.model.geom_bodyid[contact.geom1]
-            body2 = self.model.geom_bodyid[contact.geom2]
+        ncon = self.data.ncon
+        contact_force = np.zeros(6)
+        forces_world, points_world, feet = [], [], []
+        if ncon:
+            geom_body = self.model.geom_bodyid
+            body1 = geom_body[self.data.contact.geom1[:ncon]]
+            body2 = geom_body[self.data.contact.geom2[:ncon]]
+            frames = self.data.contact.frame[:ncon].reshape(ncon, 3, 3)
             for side, foot in self._foot_bodies.items():
-                if foot not in (body1, body2):
-                    continue
-                mujoco.mj_contactForce(self.model, self.data, i, contact_frame_force)
-                # mj_contactForce gives the force of geom1 on geom2 in the contact frame, whose
-                # rows are the frame's axes in world coordinates.
-                frame = contact.frame.reshape(3, 3)
-                force_world = frame.T @ contact_frame_force[:3]
-                if foot == body1:
-                    force_world = -force_world
-                site = self._sole_sites[side]
-                rotation = self.data.site_xmat[site].reshape(3, 3)
-                lever = contact.pos - self.data.site_xpos[site]
-                force, torque = sums[side]
-                force += rotation.T @ force_world
-                torque += rotation.T @ np.cross(lever, force_world)
-        return {side: Wrench(f, t) for side, (f, t) in sums.items()}
+                for i in np.flatnonzero((body1 == foot) | (body2 == foot)):
+                    mujoco.mj_contactForce(self.model, self.data, int(i), contact_force)
+                    # The force of geom1 on geom2, in the contact frame whose rows are its axes.
+                    force = frames[i].T @ contact_force[:3]
+                    forces_world.append(-force if body1[i] == foot else force)
+                    points_world.append(self.data.contact.pos[i])
+                    feet.append(side)
+        wrenches = {}
+        feet_array = np.array(feet)
+        for side in self._foot_bodies:
+            site = self._sole_sites[side]
+            rotation_t = self.data.site_xmat[site].reshape(3, 3).T
+            mine = feet_array == side
+            if not np.any(mine):
+                wrenches[side] = Wrench(np.zeros(3), np.zeros(3))
+                continue
+            f = np.asarray(forces_world)[mine]
+            levers = np.asarray(points_world)[mine] - self.data.site_xpos[site]
+            wrenches[side] = Wrench(rotation_t @ f.sum(axis=0), rotation_t @ np.cross(levers, f).sum(axis=0))
+        return wrenches
 
     def _apply_pushes(self) -> None:
         now = self.now_s()

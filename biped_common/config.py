@@ -72,3 +72,54 @@ def reject_unknown_keys(mapping: Mapping[str, Any], allowed: set[str], path: str
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
+
+
+def bounded(low: float, high: float, unit: str = "", doc: str = ""):
+    """Dataclass field metadata: a float that must lie in [low, high] (used by
+    :func:`dataclass_from_mapping`)."""
+    from dataclasses import field
+    return field(metadata={"bounds": (low, high), "unit": unit, "doc": doc})
+
+
+def dataclass_from_mapping(cls, mapping: Any, path: str, errors: list[ConfigError] | None = None):
+    """Build dataclass ``cls`` from a mapping whose keys are its field names.
+
+    Float fields declared with :func:`bounded` are checked against their bounds. Every problem is
+    a ConfigError naming ``path.field``; with ``errors`` given, problems are appended to it (so a
+    user sees all of them at once) and None is returned when there was any.
+    """
+    from dataclasses import fields
+    collect = errors is not None
+    errors = errors if collect else []
+    start = len(errors)
+    if not isinstance(mapping, Mapping):
+        errors.append(ConfigError(path, f"must be a mapping, got {type(mapping).__name__}"))
+    else:
+        names = {f.name for f in fields(cls)}
+        for key in sorted(set(mapping) - names):
+            errors.append(ConfigError(_join(path, str(key)), f"unknown key (allowed: {', '.join(sorted(names))})"))
+        values = {}
+        for f in fields(cls):
+            where = _join(path, f.name)
+            if f.name not in mapping:
+                errors.append(ConfigError(where, "is required"))
+                continue
+            if "bounds" in f.metadata:
+                try:
+                    values[f.name] = as_float(mapping[f.name], where, *f.metadata["bounds"])
+                except ConfigError as exc:
+                    errors.append(exc)
+            else:
+                values[f.name] = mapping[f.name]
+        if len(errors) == start:
+            try:
+                result = cls(**values)
+            except ConfigError as exc:
+                errors.append(exc)
+            except ValueError as exc:
+                errors.append(ConfigError(path, str(exc)))
+            else:
+                return result
+    if not collect:
+        raise errors[start]
+    return None

@@ -1,0 +1,394 @@
+"""Gait planner (source 004): velocity command + style → whole-body reference and contact plan.
+
+r(t) = [z_pelvis, θ_pelvis, p_foot_l, p_foot_r, q_upper]; the pelvis horizontal position is not
+planned (the MPC owns it). Each part is a nominal component from the velocity plus a stylized one
+from the blended gait (004, "motion decomposition"):
+
+- z = z^v + z^Π: the robot's nominal pelvis height plus the style's pelvis height curve;
+- θ = θ^v θ^Π: the body heading composed with the style's yaw/pitch/roll curves;
+- p_foot = p^v ⊕ p^Π: the nominal foot pose (footholds realizing the commanded velocity, joined by
+  minimum-jerk swings) composed with the style's offsets expressed in the nominal foot frame:
+  translation, yaw θ, roll γ about the sole edge, heel pitch ψ_heel about the heel, then toe
+  pitch ψ_toe about the toe — so the sole's lowest point never goes below the ground;
+- q_upper = q^v + q^Π: the robot's standing posture plus the style's upper-body curves.
+
+Frames: world (z up, ground at z = 0); the *body frame* is the planar pose (x, y, yaw) obtained by
+integrating the filtered velocity command (ẋ, ẏ in body axes [m/s], ω [rad/s]). Footholds: a
+foot touching down is placed at the body pose predicted for the middle of its coming stance,
+offset by the style's fore/aft offset, half the stance width and the splay, so over whole cycles
+the footholds advance exactly at the commanded velocity.
+
+The command is smoothed by a critically damped second-order filter (time constant
+``command_time_constant_s``) so r(t) and its time derivative stay continuous under step changes
+of the command; the preview assumes the current filtered velocity holds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from gait_planner_node.sampler import BlendedGait, blend
+from gait_planner_node.style import Style
+
+SIDES = ("left", "right")
+# Cycle phases of each foot's lift-off and touch-down (see timing.EVENT_PHASES).
+SWING_PHASES = {"left": (0.0, 0.1), "right": (0.5, 0.6)}
+EVENT_INDEX = {"left": (0, 1), "right": (2, 3)}  # indices into the cycle's event times
+
+
+def min_jerk(s):
+    """10s³ − 15s⁴ + 6s⁵ on s clipped to [0, 1] (zero velocity and acceleration at both ends)."""
+    s = np.clip(s, 0.0, 1.0)
+    return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
+
+
+def wrap_angle(angle):
+    """Angle wrapped to (−π, π]."""
+    return np.mod(np.asarray(angle) + math.pi, 2 * math.pi) - math.pi
+
+
+@dataclass(frozen=True)
+class FootGeometry:
+    """Sole geometry in the sole frame [m]: heel and toe x, half width (from the robot model)."""
+
+    heel_x_m: float
+    toe_x_m: float
+    half_width_m: float
+
+    @classmethod
+    def from_robot(cls, robot) -> "FootGeometry":
+        import mujoco
+        model, data = robot.mj_model, None
+        foot = robot.description.feet["left"]
+        import pinocchio as pin
+        pm = robot.pin_model
+        pd = pm.createData()
+        pin.framesForwardKinematics(pm, pd, pin.neutral(pm))
+        sole = pd.oMf[pm.getFrameId(foot.sole_site)]
+        x = {name: (sole.inverse() * pd.oMf[pm.getFrameId(name)]).translation[0]
+             for name in (foot.heel_site, foot.toe_site)}
+        body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, foot.body)
+        spheres = [g for g in range(model.ngeom)
+                   if model.geom_bodyid[g] == body and model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
+        half_width = max(abs(model.geom_pos[g][1]) for g in spheres) if spheres else 0.04
+        del data
+        return cls(float(x[foot.heel_site]), float(x[foot.toe_site]), float(half_width))
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    """Robot-specific and timing settings of the planner (SI units)."""
+
+    nominal_pelvis_height_m: float
+    foot: FootGeometry
+    upper_joint_names: tuple[str, ...] = ()
+    upper_posture_rad: tuple[float, ...] = ()
+    command_time_constant_s: float = 0.25
+    preview_horizon_s: float = 2.0
+    preview_dt_s: float = 0.04
+
+    def __post_init__(self):
+        if len(self.upper_joint_names) != len(self.upper_posture_rad):
+            raise ValueError("upper_joint_names and upper_posture_rad differ in length")
+        if not 0.01 <= self.command_time_constant_s <= 5.0:
+            raise ValueError("command_time_constant_s must be in [0.01, 5] s")
+        if not 0.0 < self.preview_dt_s <= self.preview_horizon_s <= 10.0:
+            raise ValueError("need 0 < preview_dt_s ≤ preview_horizon_s ≤ 10 s")
+
+    @classmethod
+    def for_robot(cls, robot, **overrides) -> "PlannerConfig":
+        """Settings for a :class:`RobotModel`: its pelvis height, feet and upper-body joints
+        (every joint that is not a leg joint)."""
+        legs = ("hip", "knee", "ankle")
+        upper = tuple(n for n in robot.joint_names if not any(k in n for k in legs))
+        posture = tuple(float(robot.standing_posture_rad[robot.joint_index[n]]) for n in upper)
+        return cls(robot.nominal_pelvis_height_m, FootGeometry.from_robot(robot), upper, posture, **overrides)
+
+
+@dataclass(frozen=True)
+class Pose2:
+    """Planar pose on the ground: x, y [m] and yaw [rad] in the world frame."""
+
+    x: float
+    y: float
+    yaw: float
+
+
+@dataclass(frozen=True)
+class Foothold:
+    """A planned touch-down: which foot, when (relative to now) [s], where."""
+
+    side: str
+    time_s: float
+    pose: Pose2
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The reference at times ``times_s`` (relative to now) [s]; arrays have one row per time.
+
+    Pelvis: height [m] and orientation (w, x, y, z) in the world. Feet: sole position [m] and
+    orientation in the world, and whether the foot is in stance. Upper body: joint angles [rad]
+    for ``upper_joint_names``. ``body`` is the planar body pose (x, y, yaw) the footholds follow;
+    ``phase`` the cycle phase.
+    """
+
+    times_s: np.ndarray
+    phase: np.ndarray
+    pelvis_height_m: np.ndarray
+    pelvis_quat_wxyz: np.ndarray
+    foot_position_m: dict[str, np.ndarray]
+    foot_quat_wxyz: dict[str, np.ndarray]
+    in_stance: dict[str, np.ndarray]
+    upper_joint_names: tuple[str, ...]
+    upper_joints_rad: np.ndarray
+    body: np.ndarray
+    footholds: tuple[Foothold, ...] = field(default=())
+
+
+def predict_body(body: Pose2, velocity: np.ndarray, dt) -> np.ndarray:
+    """Body poses (N, 3) after ``dt`` (N,) [s] at constant body-frame velocity (exact unicycle)."""
+    dt = np.asarray(dt, dtype=float)
+    vx, vy, w = velocity
+    wt = w * dt
+    if abs(w) > 1e-6:
+        a, b = np.sin(wt) / w, (1.0 - np.cos(wt)) / w
+    else:
+        a, b = dt - w * w * dt**3 / 6.0, w * dt * dt / 2.0
+    dx_body, dy_body = a * vx - b * vy, b * vx + a * vy
+    c, s = math.cos(body.yaw), math.sin(body.yaw)
+    return np.stack([body.x + c * dx_body - s * dy_body, body.y + s * dx_body + c * dy_body, body.yaw + wt], axis=-1)
+
+
+def _quat_zxy(yaw, roll, pitch) -> np.ndarray:
+    """q = q_z(yaw) ⊗ q_x(roll) ⊗ q_y(pitch), vectorized, (N, 4) in (w, x, y, z)."""
+    cz, sz = np.cos(yaw / 2), np.sin(yaw / 2)
+    cx, sx = np.cos(roll / 2), np.sin(roll / 2)
+    cy, sy = np.cos(pitch / 2), np.sin(pitch / 2)
+    # q_z ⊗ q_x
+    w1, x1, y1, z1 = cz * cx, cz * sx, sz * sx, sz * cx
+    # ⊗ q_y
+    return np.stack([w1 * cy - y1 * sy, x1 * cy - z1 * sy, w1 * sy + y1 * cy, z1 * cy + x1 * sy], axis=-1)
+
+
+def _quat_zyx(yaw, pitch, roll) -> np.ndarray:
+    """q = q_z(yaw) ⊗ q_y(pitch) ⊗ q_x(roll) (roll-pitch-yaw), (N, 4) in (w, x, y, z)."""
+    cz, sz = np.cos(yaw / 2), np.sin(yaw / 2)
+    cy, sy = np.cos(pitch / 2), np.sin(pitch / 2)
+    cx, sx = np.cos(roll / 2), np.sin(roll / 2)
+    return np.stack([cz * cy * cx + sz * sy * sx, cz * cy * sx - sz * sy * cx,
+                     cz * sy * cx + sz * cy * sx, sz * cy * cx - cz * sy * sx], axis=-1)
+
+
+class GaitPlanner:
+    """Stateful planner: :meth:`set_command`, :meth:`step` once per tick, :meth:`reference` for
+    the current reference and its preview."""
+
+    def __init__(self, style: Style, config: PlannerConfig, start: Pose2 = Pose2(0.0, 0.0, 0.0)):
+        self.config = config
+        self.style = style
+        self.time_s = 0.0
+        self.phase = 0.6  # start of the double support before left lift-off: both feet down
+        self.body = start
+        self.command = np.zeros(3)
+        self.velocity = np.zeros(3)
+        self._velocity_rate = np.zeros(3)
+        self.gait: BlendedGait = blend(style, self.velocity)
+        self._upper_index = {name: i for i, name in enumerate(config.upper_joint_names)}
+        self.footholds = {side: self._place(side, start) for side in SIDES}
+        self.lift_off = dict(self.footholds)
+
+    # -- inputs --------------------------------------------------------------------------------
+    def set_command(self, velocity) -> None:
+        """Body-frame velocity command (ẋ [m/s], ẏ [m/s], ω [rad/s]); non-finite → ValueError."""
+        velocity = np.asarray(velocity, dtype=float)
+        if velocity.shape != (3,) or not np.all(np.isfinite(velocity)):
+            raise ValueError(f"velocity command must be 3 finite numbers, got {velocity}")
+        self.command = velocity
+
+    def set_style(self, style: Style) -> None:
+        """Switch style; the phase is kept, so the switch is continuous in phase."""
+        self.style = style
+        self.gait = blend(style, self.velocity)
+
+    # -- time ----------------------------------------------------------------------------------
+    def step(self, dt_s: float) -> None:
+        """Advance by ``dt_s`` [s]: filter the command, re-blend, advance phase, body and feet."""
+        targets = {side: self._swing_target(side) for side in SIDES}
+        omega = 1.0 / self.config.command_time_constant_s
+        target = self.command
+        # Critically damped second-order filter (semi-implicit Euler): v̈ = ω²(c − v) − 2ω v̇.
+        accel = omega * omega * (target - self.velocity) - 2.0 * omega * self._velocity_rate
+        self._velocity_rate = self._velocity_rate + dt_s * accel
+        self.velocity = self.velocity + dt_s * self._velocity_rate
+        self.body = Pose2(*predict_body(self.body, self.velocity, dt_s))
+        old_phase = self.phase
+        if np.any(np.abs(self.velocity - self.gait.velocity) > 1e-12):
+            self.gait = blend(self.style, self.velocity)
+        phase_map = self.gait.phase_map
+        cycle_time = float(phase_map.time_s(old_phase)) + dt_s
+        wrapped = cycle_time >= phase_map.cycle_s
+        self.phase = float(phase_map.phase(cycle_time))
+        self.time_s += dt_s
+        for side in SIDES:
+            lo, td = SWING_PHASES[side]
+            if _crossed(old_phase, self.phase, lo, wrapped):
+                self.lift_off[side] = self.footholds[side]
+            if _crossed(old_phase, self.phase, td, wrapped):
+                self.footholds[side] = targets[side]
+
+    # -- footholds -----------------------------------------------------------------------------
+    def _place(self, side: str, body: Pose2) -> Pose2:
+        """Nominal foothold of ``side`` for a body pose: fore/aft offset, half width, splay."""
+        a = self.gait.attributes
+        sign = 1.0 if side == "left" else -1.0
+        c, s = math.cos(body.yaw), math.sin(body.yaw)
+        dx, dy = a.foot_offset_x_m, sign * a.stance_width_m / 2.0
+        return Pose2(body.x + c * dx - s * dy, body.y + s * dx + c * dy, body.yaw + sign * a.splay_rad)
+
+    def _events(self, horizon_s: float) -> dict[str, list[tuple[float, float]]]:
+        """Per foot, its swing intervals (lift-off, touch-down) relative to now [s], from the
+        current or last swing to past the horizon."""
+        times = self.gait.timing.event_times_s()
+        cycle = times[-1]
+        now = float(self.gait.phase_map.time_s(self.phase))
+        swings = {}
+        for side in SIDES:
+            lo_i, td_i = EVENT_INDEX[side]
+            lo = times[lo_i] - now
+            while lo > 0.0:
+                lo -= cycle
+            intervals = []
+            while lo <= horizon_s:
+                intervals.append((lo, lo + times[td_i] - times[lo_i]))
+                lo += cycle
+            if intervals[0][1] <= 0.0 and len(intervals) > 1 and intervals[1][0] <= 0.0:
+                intervals.pop(0)
+            swings[side] = intervals
+        return swings
+
+    def _predicted_foothold(self, side: str, touch_down_s: float, next_lift_off_s: float) -> Pose2:
+        centre = 0.5 * (touch_down_s + next_lift_off_s)
+        return self._place(side, Pose2(*predict_body(self.body, self.velocity, centre)))
+
+    def _swing_target(self, side: str) -> Pose2:
+        """Where the foot's current or next swing lands."""
+        cycle = self.gait.timing.cycle_s
+        lift_off, touch_down = next((iv for iv in self._events(cycle)[side] if iv[1] > 0.0))
+        return self._predicted_foothold(side, touch_down, lift_off + cycle)
+
+    # -- reference -----------------------------------------------------------------------------
+    def reference(self, times_s=None) -> Reference:
+        """The reference at ``times_s`` relative to now (default: the preview grid from 0)."""
+        cfg = self.config
+        if times_s is None:
+            times_s = np.arange(0.0, cfg.preview_horizon_s + 1e-9, cfg.preview_dt_s)
+        t = np.atleast_1d(np.asarray(times_s, dtype=float))
+        gait, phase_map = self.gait, self.gait.phase_map
+        cycle = gait.timing.cycle_s
+        phase = phase_map.phase(phase_map.time_s(self.phase) + t)
+        body = predict_body(self.body, self.velocity, t)
+
+        feet_pos, feet_quat, stance, footholds = {}, {}, {}, []
+        for side, swings in self._events(float(t.max()) + cycle).items():
+            poses = self._foot_poses(side, swings, t, cycle, footholds)
+            feet_pos[side], feet_quat[side], stance[side] = poses
+
+        cycle_curves = gait.cycle(phase)  # columns: PELVIS_CURVES, then the style's upper joints
+        height, roll, pitch, yaw = (cycle_curves[:, i] for i in range(4))
+        pelvis_height = cfg.nominal_pelvis_height_m + height
+        pelvis_quat = _quat_zyx(body[:, 2] + yaw, pitch, roll)
+        upper = np.tile(np.asarray(cfg.upper_posture_rad, dtype=float), (t.size, 1))
+        for column, joint in enumerate(gait.upper_joints):
+            if joint in self._upper_index:
+                upper[:, self._upper_index[joint]] += cycle_curves[:, 4 + column]
+        footholds = tuple(sorted((f for f in footholds if 0.0 < f.time_s <= t.max()), key=lambda f: f.time_s))
+        return Reference(t, phase, pelvis_height, pelvis_quat, feet_pos, feet_quat, stance,
+                         cfg.upper_joint_names, upper, body, footholds)
+
+    def _foot_poses(self, side, swings, t, cycle, footholds):
+        """Sole positions (N, 3), quaternions (N, 4) and stance flags (N,) of one foot."""
+        a, g = self.gait.attributes, self.config.foot
+        sign = 1.0 if side == "left" else -1.0
+        stance_s = cycle - (swings[0][1] - swings[0][0])
+        # Pose at each swing's start and end: the first lift-off pose is known (or, when the first
+        # interval is the next swing, the current foothold); touch-downs are predicted.
+        starts, ends = [], []
+        first_lo, first_td = swings[0]
+        previous = self.lift_off[side] if first_lo <= 0.0 < first_td else self.footholds[side]
+        for k, (lo, td) in enumerate(swings):
+            if k == 0 and td <= 0.0:
+                target = self.footholds[side]
+            else:
+                target = self._predicted_foothold(side, td, lo + cycle)
+                footholds.append(Foothold(side, td, target))
+            starts.append(previous)
+            ends.append(target)
+            previous = target
+        lo = np.array([s[0] for s in swings])
+        td = np.array([s[1] for s in swings])
+        k = np.clip(np.searchsorted(lo, t, side="right") - 1, 0, len(swings) - 1)
+        in_swing = (t >= lo[k]) & (t < td[k])
+        # Before the first listed lift-off the foot stands on the first swing's start pose.
+        before = t < lo[0]
+        s = np.where(in_swing, (t - lo[k]) / (td[k] - lo[k]), np.where(before, 0.0, 1.0))
+        start = np.array([[p.x, p.y, p.yaw] for p in starts])[k]
+        end = np.array([[p.x, p.y, p.yaw] for p in ends])[k]
+        m = min_jerk(s)[:, None]
+        nominal = start + m * np.concatenate([end[:, :2] - start[:, :2],
+                                              wrap_angle(end[:, 2:] - start[:, 2:])], axis=1)
+        stance = ~in_swing
+        # Stylized offsets (zero in stance: the swing curves vanish outside the swing).
+        sw = np.where(in_swing, s, 0.0)
+        curves = np.where(in_swing[:, None], self.gait.swing[side](sw), 0.0)  # SWING_CURVES columns
+        forward, lateral, height = curves[:, 0], sign * curves[:, 1], curves[:, 2]
+        yaw, roll = sign * curves[:, 3], sign * curves[:, 4]
+        # Heel pitch (≤ 0, toes up) and toe pitch (≥ 0, heel up): in swing the toe-off pitch
+        # decays over the first half and the heel-strike pitch builds over the second; in stance
+        # the foot rolls down from the heel after touch-down and up onto the toe before lift-off.
+        since_td = np.where(in_swing, 0.0, np.where(t >= td[k], t - td[k], t - (lo[k] - stance_s)))
+        until_lo = stance_s - since_td
+        rolldown = max(a.heel_rolldown_fraction * stance_s, 1e-9)
+        rollup = max(a.toe_rollup_fraction * stance_s, 1e-9)
+        heel = np.where(in_swing, a.heel_strike_pitch_rad * min_jerk(2 * s - 1),
+                        a.heel_strike_pitch_rad * (1 - min_jerk(since_td / rolldown)))
+        toe = np.where(in_swing, a.toe_off_pitch_rad * (1 - min_jerk(2 * s)),
+                       a.toe_off_pitch_rad * min_jerk(1 - until_lo / rollup))
+        local = _sole_origin_offset(g, heel, toe, roll)
+        local = _rotate_z(local, yaw) + np.stack([forward, lateral, height], axis=1)
+        world_xy = _rotate_z(local, nominal[:, 2])
+        position = np.stack([nominal[:, 0] + world_xy[:, 0], nominal[:, 1] + world_xy[:, 1], world_xy[:, 2]], axis=1)
+        quat = _quat_zxy(nominal[:, 2] + yaw, roll, heel + toe)
+        return position, quat, stance
+
+
+def _rotate_z(v: np.ndarray, angle) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.stack([c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1], v[:, 2]], axis=1)
+
+
+def _sole_origin_offset(g: FootGeometry, heel_pitch, toe_pitch, roll) -> np.ndarray:
+    """Where the sole origin goes under roll about the lower sole edge, heel pitch about the heel
+    and toe pitch about the toe (pivots fixed in the nominal sole frame), (N, 3)."""
+    # Toe pivot: (I − R_y(ψ_t)) x_toe e_x; then heel pivot: R_y(ψ_h)(·) + (I − R_y(ψ_h)) x_heel e_x.
+    ct, st = np.cos(toe_pitch), np.sin(toe_pitch)
+    a, b = g.toe_x_m * (1 - ct), g.toe_x_m * st
+    ch, sh = np.cos(heel_pitch), np.sin(heel_pitch)
+    x = a * ch + b * sh + g.heel_x_m * (1 - ch)
+    z = -a * sh + b * ch + g.heel_x_m * sh
+    # Roll pivot on the edge that stays down: R_x(γ)(·) + (I − R_x(γ)) y_e e_y.
+    edge = np.where(roll >= 0, -g.half_width_m, g.half_width_m)
+    cr, sr = np.cos(roll), np.sin(roll)
+    y = -z * sr + edge * (1 - cr)
+    z = z * cr - edge * sr
+    return np.stack([x, y, z], axis=1)
+
+
+def _crossed(old: float, new: float, event: float, wrapped: bool) -> bool:
+    """Whether phase moved past ``event`` going from ``old`` to ``new`` (with cycle wrap)."""
+    if not wrapped:
+        return old < event <= new
+    return event > old or event <= new

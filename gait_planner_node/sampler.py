@@ -1,0 +1,152 @@
+"""Gait sampler (source 004): a style's nine key-velocity samples blended at any velocity.
+
+Three stages, every ratio passed through f_soft(α) = −2α³ + 3α² so the parameters are C¹ across
+sample regions: (1) blend the forward/backward samples by ẋ; (2) blend the turn/sidestep samples
+in normalized polar coordinates of (ẏ, ω), fading to the in-place sample at the origin; (3) blend
+the two by their normalized norms. All stages are convex, so the result is one convex combination
+of the nine samples: timing and attributes blend linearly (keeping every bound and the event
+order), curves blend point-wise in phase on the blended cycle's phase map.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from gait_planner_node.curves import CurveTable
+from gait_planner_node.style import Attributes, SAMPLE_KEYS, Style
+from gait_planner_node.timing import GaitTiming, PhaseMap
+
+FORWARD_AXIS = ("backward_fast", "backward_slow", "in_place", "forward_slow", "forward_fast")
+
+
+def f_soft(alpha):
+    """−2α³ + 3α² on α clipped to [0, 1]: zero slope at both ends (004)."""
+    a = np.clip(alpha, 0.0, 1.0)
+    return -2.0 * a**3 + 3.0 * a**2
+
+
+def clamp_velocity(style: Style, velocity) -> np.ndarray:
+    """The command clipped to the style's key-velocity ranges, per component."""
+    v = np.asarray(velocity, dtype=float)
+    s = style.samples
+    return np.array([
+        np.clip(v[0], s["backward_fast"].velocity[0], s["forward_fast"].velocity[0]),
+        np.clip(v[1], s["sidestep_right"].velocity[1], s["sidestep_left"].velocity[1]),
+        np.clip(v[2], s["turn_right"].velocity[2], s["turn_left"].velocity[2]),
+    ])
+
+
+def sample_weights(style: Style, velocity) -> dict[str, float]:
+    """Weights (≥ 0, summing to 1) of the nine samples at ``velocity`` (clamped to the style)."""
+    vx, vy, wz = clamp_velocity(style, velocity)
+    s = style.samples
+    weights = dict.fromkeys(SAMPLE_KEYS, 0.0)
+
+    # Stage 1: along ẋ between neighbouring forward/backward samples.
+    keys_x = [s[k].velocity[0] for k in FORWARD_AXIS]
+    i = int(np.clip(np.searchsorted(keys_x, vx, side="right") - 1, 0, len(keys_x) - 2))
+    alpha = float(f_soft((vx - keys_x[i]) / (keys_x[i + 1] - keys_x[i])))
+    stage_x = {FORWARD_AXIS[i]: 1.0 - alpha, FORWARD_AXIS[i + 1]: alpha}
+
+    # Stage 2: (ẏ, ω) normalized by their key velocities, blended by polar angle.
+    u = vy / (s["sidestep_left"].velocity[1] if vy >= 0 else -s["sidestep_right"].velocity[1])
+    w = wz / (s["turn_left"].velocity[2] if wz >= 0 else -s["turn_right"].velocity[2])
+    radius = min(1.0, math.hypot(u, w))
+    stage_ts = {"in_place": 1.0}
+    if radius > 0.0:
+        angle = math.atan2(w, u)
+        ring = ("sidestep_left", "turn_left", "sidestep_right", "turn_right", "sidestep_left")
+        quadrant = min(int(np.mod(angle, 2 * math.pi) // (math.pi / 2)), 3)
+        a = float(f_soft((np.mod(angle, 2 * math.pi) - quadrant * math.pi / 2) / (math.pi / 2)))
+        r = float(f_soft(radius))
+        stage_ts = {"in_place": 1.0 - r}
+        for key, weight in ((ring[quadrant], (1 - a) * r), (ring[quadrant + 1], a * r)):
+            stage_ts[key] = stage_ts.get(key, 0.0) + weight
+
+    # Stage 3: by the norms of the two normalized velocity parts.
+    norm_x = vx / s["forward_fast"].velocity[0] if vx >= 0 else vx / s["backward_fast"].velocity[0]
+    total = radius + abs(norm_x)
+    beta = float(f_soft(radius / total)) if total > 0 else 0.0
+    for key, weight in stage_x.items():
+        weights[key] += (1.0 - beta) * weight
+    for key, weight in stage_ts.items():
+        weights[key] += beta * weight
+    return weights
+
+
+def _blend_dataclass(cls, items, weights):
+    return cls(**{f.name: float(sum(w * getattr(item, f.name) for item, w in zip(items, weights)))
+                  for f in fields(cls)})
+
+
+SWING_CURVES = ("forward_m", "lateral_m", "height_m", "yaw_rad", "roll_rad")
+PELVIS_CURVES = ("height_m", "roll_rad", "pitch_rad", "yaw_rad")
+
+
+@dataclass(frozen=True)
+class StyleTables:
+    """Each sample's curves tabulated on common breakpoints (see :class:`CurveTable`): per foot the
+    swing curves (columns :data:`SWING_CURVES`), and the cycle curves (columns
+    :data:`PELVIS_CURVES` then ``upper_joints``)."""
+
+    swing: dict[str, dict[str, CurveTable]]   # side → sample key → table
+    cycle: dict[str, CurveTable]              # sample key → table
+    upper_joints: tuple[str, ...]
+
+    @classmethod
+    def of(cls, style: Style) -> "StyleTables":
+        cached = style.__dict__.get("_tables")
+        if cached is None:
+            cached = cls._build(style)
+            object.__setattr__(style, "_tables", cached)
+        return cached
+
+    @classmethod
+    def _build(cls, style: Style) -> "StyleTables":
+        from gait_planner_node.curves import CycleCurve, union_breakpoints
+        samples = style.samples
+        swing = {}
+        for side in ("left", "right"):
+            groups = {k: [getattr(getattr(s, f"{side}_swing"), n) for n in SWING_CURVES] for k, s in samples.items()}
+            points = union_breakpoints(*(c.phases for g in groups.values() for c in g))
+            swing[side] = {k: CurveTable.tabulate(g, points) for k, g in groups.items()}
+        joints = tuple(sorted(set().union(*(s.upper_body for s in samples.values()))))
+        groups = {k: [getattr(s.pelvis, n) for n in PELVIS_CURVES]
+                  + [s.upper_body.get(j, CycleCurve()) for j in joints] for k, s in samples.items()}
+        points = union_breakpoints(*(c.phases for g in groups.values() for c in g))
+        cycle = {k: CurveTable.tabulate(g, points) for k, g in groups.items()}
+        return cls(swing, cycle, joints)
+
+
+@dataclass(frozen=True)
+class BlendedGait:
+    """The gait at one velocity: the sample weights, blended timing, attributes and phase map, and
+    the blended curve tables (curves blended point-wise in phase)."""
+
+    velocity: np.ndarray
+    weights: dict[str, float]
+    timing: GaitTiming
+    attributes: Attributes
+    phase_map: PhaseMap
+    swing: dict[str, CurveTable]  # side → columns SWING_CURVES over the swing phase
+    cycle: CurveTable             # columns PELVIS_CURVES + upper_joints over the cycle phase
+    upper_joints: tuple[str, ...]
+
+
+def blend(style: Style, velocity) -> BlendedGait:
+    """The style's gait at ``velocity`` (clamped to the style's key-velocity ranges)."""
+    weights = sample_weights(style, velocity)
+    keys = [k for k in SAMPLE_KEYS if weights[k] > 1e-12]
+    w = np.array([weights[k] for k in keys])
+    w /= w.sum()
+    samples = [style.samples[k] for k in keys]
+    tables = StyleTables.of(style)
+    timing = GaitTiming.blend([s.timing for s in samples], w)
+    swing = {side: by_key[keys[0]].blend([by_key[k] for k in keys], w) for side, by_key in tables.swing.items()}
+    cycle = tables.cycle[keys[0]].blend([tables.cycle[k] for k in keys], w)
+    return BlendedGait(clamp_velocity(style, velocity), dict(zip(keys, w)), timing,
+                       _blend_dataclass(Attributes, [s.attributes for s in samples], w), PhaseMap(timing),
+                       swing, cycle, tables.upper_joints)

@@ -1,0 +1,124 @@
+"""Gait timing (source 004): the two-step cycle's contact events and the phase map Ω.
+
+A cycle starts at left lift-off. Its four intervals are parameters, each bounded below, so the
+event order t_LLO = 0 < t_LTD < t_RLO < t_RTD < T_S holds for every representable (and every
+convexly blended) timing — an infeasible timing cannot be written down:
+
+    left swing      [t_LLO, t_LTD)   = left_swing_s            (right foot in single support)
+    double support  [t_LTD, t_RLO)   = double_support_1_s
+    right swing     [t_RLO, t_RTD)   = right_swing_s           (left foot in single support)
+    double support  [t_RTD, T_S)     = double_support_2_s
+
+The phase map Ω: φ ∈ [0, 1] → t ∈ [0, T_S] sends the five events to the phases
+0, 0.1, 0.5, 0.6, 1 (004). It is a periodic monotone cubic Hermite interpolant (Fritsch–Butland
+slopes), hence invertible and C¹ also across the cycle boundary, so a reference defined in phase
+has a continuous time derivative everywhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from biped_common.config import bounded
+
+EVENT_PHASES = np.array([0.0, 0.1, 0.5, 0.6, 1.0])
+EVENT_NAMES = ("left_lift_off", "left_touch_down", "right_lift_off", "right_touch_down", "cycle_end")
+MIN_SINGLE_SUPPORT_S = 0.15   # a swing shorter than this is a hop, not a step
+MIN_DOUBLE_SUPPORT_S = 0.02   # walking keeps both feet down for a moment
+MAX_INTERVAL_S = 2.0
+
+
+@dataclass(frozen=True)
+class GaitTiming:
+    """The four intervals of a two-step cycle [s] (see module docstring)."""
+
+    left_swing_s: float = bounded(MIN_SINGLE_SUPPORT_S, MAX_INTERVAL_S, "s", "left foot in the air")
+    double_support_1_s: float = bounded(MIN_DOUBLE_SUPPORT_S, MAX_INTERVAL_S, "s", "after left touch-down")
+    right_swing_s: float = bounded(MIN_SINGLE_SUPPORT_S, MAX_INTERVAL_S, "s", "right foot in the air")
+    double_support_2_s: float = bounded(MIN_DOUBLE_SUPPORT_S, MAX_INTERVAL_S, "s", "after right touch-down")
+
+    def __post_init__(self):
+        for name, low in (("left_swing_s", MIN_SINGLE_SUPPORT_S), ("right_swing_s", MIN_SINGLE_SUPPORT_S),
+                          ("double_support_1_s", MIN_DOUBLE_SUPPORT_S),
+                          ("double_support_2_s", MIN_DOUBLE_SUPPORT_S)):
+            value = getattr(self, name)
+            if not (np.isfinite(value) and low - 1e-12 <= value <= MAX_INTERVAL_S):
+                raise ValueError(f"{name} must be in [{low}, {MAX_INTERVAL_S}] s, got {value}")
+
+    @property
+    def cycle_s(self) -> float:
+        """Two-step cycle duration T_S [s] (derived, never stored)."""
+        return self.left_swing_s + self.double_support_1_s + self.right_swing_s + self.double_support_2_s
+
+    def event_times_s(self) -> np.ndarray:
+        """[t_LLO, t_LTD, t_RLO, t_RTD, T_S] [s] within the cycle."""
+        return np.cumsum([0.0, self.left_swing_s, self.double_support_1_s, self.right_swing_s,
+                          self.double_support_2_s])
+
+    @staticmethod
+    def blend(timings, weights) -> "GaitTiming":
+        """Convex combination (weights ≥ 0 summing to 1): keeps every bound and the event order."""
+        w = np.asarray(weights, dtype=float)
+        values = np.array([[t.left_swing_s, t.double_support_1_s, t.right_swing_s, t.double_support_2_s]
+                           for t in timings])
+        return GaitTiming(*(w @ values))
+
+
+class PhaseMap:
+    """Ω and Ω⁻¹ for one timing; vectorized over numpy arrays."""
+
+    def __init__(self, timing: GaitTiming):
+        self.timing = timing
+        self.cycle_s = timing.cycle_s
+        self._times = timing.event_times_s()
+        h = np.diff(EVENT_PHASES)
+        secants = np.diff(self._times) / h
+        # Fritsch–Butland weighted harmonic mean of neighbouring secants; the cycle wraps, so the
+        # slope at φ = 0 and φ = 1 uses the last and first segments (C¹ across cycles).
+        prev_h, prev_s = np.roll(h, 1), np.roll(secants, 1)
+        w1, w2 = 2 * h + prev_h, h + 2 * prev_h
+        slopes = (w1 + w2) / (w1 / prev_s + w2 / secants)
+        slopes = np.append(slopes, slopes[0])
+        # Per segment, Ω(φ_k + u) = c0 + c1 u + c2 u² + c3 u³ (the Hermite cubic in power form).
+        t0, t1, m0, m1 = self._times[:-1], self._times[1:], slopes[:-1], slopes[1:]
+        c2 = (3 * (t1 - t0) / h - 2 * m0 - m1) / h
+        c3 = (m0 + m1 - 2 * (t1 - t0) / h) / (h * h)
+        self._poly = np.stack([t0, m0, c2, c3])
+        # A dense table of Ω for the inverse's starting point (two Newton steps then suffice).
+        self._table_phase = np.linspace(0.0, 1.0, 1025)
+        self._table_time = self.time_s(self._table_phase)
+
+    def _segment(self, phase: np.ndarray) -> np.ndarray:
+        return np.clip(np.searchsorted(EVENT_PHASES, phase, side="right") - 1, 0, 3)
+
+    def time_s(self, phase) -> np.ndarray:
+        """Ω(φ): time in the cycle [s] of phase φ ∈ [0, 1]."""
+        phase = np.asarray(phase, dtype=float)
+        k = self._segment(phase)
+        u = phase - EVENT_PHASES[k]
+        c = self._poly[:, k]
+        return ((c[3] * u + c[2]) * u + c[1]) * u + c[0]
+
+    def rate(self, phase) -> np.ndarray:
+        """dΩ/dφ [s per unit phase] (> 0)."""
+        phase = np.asarray(phase, dtype=float)
+        k = self._segment(phase)
+        u = phase - EVENT_PHASES[k]
+        c = self._poly[:, k]
+        return (3 * c[3] * u + 2 * c[2]) * u + c[1]
+
+    def phase(self, time_s) -> np.ndarray:
+        """Ω⁻¹(t): phase of a time in the cycle, t wrapped into [0, T_S)."""
+        t = np.mod(np.asarray(time_s, dtype=float), self.cycle_s)
+        k = np.clip(np.searchsorted(self._times, t, side="right") - 1, 0, 3)
+        lo, hi = EVENT_PHASES[k], EVENT_PHASES[k + 1]
+        phase = np.interp(t, self._table_time, self._table_phase)
+        for _ in range(30):  # safeguarded Newton on a monotone cubic; converges in a few steps
+            error = self.time_s(phase) - t
+            if np.all(np.abs(error) < 1e-13):
+                break
+            step = error / self.rate(phase)
+            phase = np.clip(phase - step, lo, hi)
+        return phase

@@ -34,9 +34,10 @@ from gait_planner_node.sampler import BlendedGait, blend
 from gait_planner_node.style import Style
 
 SIDES = ("left", "right")
-# Cycle phases of each foot's lift-off and touch-down (see timing.EVENT_PHASES).
-SWING_PHASES = {"left": (0.0, 0.1), "right": (0.5, 0.6)}
-EVENT_INDEX = {"left": (0, 1), "right": (2, 3)}  # indices into the cycle's event times
+# Cycle phases of each foot's lift-off and touch-down (see timing.EVENT_PHASES); the right
+# touch-down at phase 1 is the next cycle's phase 0.
+SWING_PHASES = {"left": (0.1, 0.5), "right": (0.6, 1.0)}
+EVENT_INDEX = {"left": (1, 2), "right": (3, 4)}  # indices into the cycle's event times
 
 
 def min_jerk(s):
@@ -191,7 +192,7 @@ class GaitPlanner:
         self.config = config
         self.style = style
         self.time_s = 0.0
-        self.phase = 0.6  # start of the double support before left lift-off: both feet down
+        self.phase = 0.0  # a right touch-down: both feet down, the left lifts off next
         self.body = start
         self.command = np.zeros(3)
         self.velocity = np.zeros(3)
@@ -200,6 +201,10 @@ class GaitPlanner:
         self._upper_index = {name: i for i, name in enumerate(config.upper_joint_names)}
         self.footholds = {side: self._place(side, start) for side in SIDES}
         self.lift_off = dict(self.footholds)
+        # Per swinging foot, the target it flies to. It follows the predicted foothold through a
+        # gate that closes smoothly by touch-down, so the target stops moving as the foot lands
+        # (C¹ at touch-down even when the command changes mid-swing).
+        self._swing_target_used = dict(self.footholds)
 
     # -- inputs --------------------------------------------------------------------------------
     def set_command(self, velocity) -> None:
@@ -218,6 +223,7 @@ class GaitPlanner:
     def step(self, dt_s: float) -> None:
         """Advance by ``dt_s`` [s]: filter the command, re-blend, advance phase, body and feet."""
         targets = {side: self._swing_target(side) for side in SIDES}
+        self._update_swing_targets(dt_s)
         omega = 1.0 / self.config.command_time_constant_s
         target = self.command
         # Critically damped second-order filter (semi-implicit Euler): v̈ = ω²(c − v) − 2ω v̇.
@@ -237,6 +243,7 @@ class GaitPlanner:
             lo, td = SWING_PHASES[side]
             if _crossed(old_phase, self.phase, lo, wrapped):
                 self.lift_off[side] = self.footholds[side]
+                self._swing_target_used[side] = self._swing_target(side, predicted=True)
             if _crossed(old_phase, self.phase, td, wrapped):
                 self.footholds[side] = targets[side]
 
@@ -270,15 +277,30 @@ class GaitPlanner:
             swings[side] = intervals
         return swings
 
-    def _predicted_foothold(self, side: str, touch_down_s: float, next_lift_off_s: float) -> Pose2:
-        centre = 0.5 * (touch_down_s + next_lift_off_s)
+    def _predicted_foothold(self, side: str, lift_off_s: float, touch_down_s: float) -> Pose2:
+        """Foothold of the swing (lift_off_s, touch_down_s) relative to now: the body pose at the
+        middle of the following stance, predicted at the current velocity."""
+        centre = 0.5 * (touch_down_s + lift_off_s + self.gait.timing.cycle_s)
         return self._place(side, Pose2(*predict_body(self.body, self.velocity, centre)))
 
-    def _swing_target(self, side: str) -> Pose2:
-        """Where the foot's current or next swing lands."""
-        cycle = self.gait.timing.cycle_s
-        lift_off, touch_down = next((iv for iv in self._events(cycle)[side] if iv[1] > 0.0))
-        return self._predicted_foothold(side, touch_down, lift_off + cycle)
+    def _swing_target(self, side: str, predicted: bool = False) -> Pose2:
+        """Where the foot's current (gated target) or next (predicted) swing lands."""
+        lift_off, touch_down = next((iv for iv in self._events(self.gait.timing.cycle_s)[side] if iv[1] > 0.0))
+        if lift_off <= 0.0 and not predicted:
+            return self._swing_target_used[side]
+        return self._predicted_foothold(side, lift_off, touch_down)
+
+    def _update_swing_targets(self, dt_s: float, rate_per_s: float = 20.0) -> None:
+        """Move each swinging foot's target towards its predicted foothold with gain
+        rate · (1 − m(s)) (m the minimum-jerk profile of the swing phase s): the gate closes at
+        touch-down, so the target's velocity vanishes there."""
+        for side, swings in self._events(self.gait.timing.cycle_s).items():
+            lo, td = next(iv for iv in swings if iv[1] > 0.0)
+            if lo <= 0.0 < td:
+                gain = min(1.0, dt_s * rate_per_s * (1.0 - float(min_jerk(-lo / (td - lo)))))
+                used, goal = self._swing_target_used[side], self._predicted_foothold(side, lo, td)
+                self._swing_target_used[side] = Pose2(used.x + gain * (goal.x - used.x), used.y + gain * (goal.y - used.y),
+                                                      used.yaw + gain * float(wrap_angle(goal.yaw - used.yaw)))
 
     # -- reference -----------------------------------------------------------------------------
     def reference(self, times_s=None) -> Reference:
@@ -322,8 +344,11 @@ class GaitPlanner:
         for k, (lo, td) in enumerate(swings):
             if k == 0 and td <= 0.0:
                 target = self.footholds[side]
+            elif k == 0 and lo <= 0.0:
+                target = self._swing_target_used[side]
+                footholds.append(Foothold(side, td, target))
             else:
-                target = self._predicted_foothold(side, td, lo + cycle)
+                target = self._predicted_foothold(side, lo, td)
                 footholds.append(Foothold(side, td, target))
             starts.append(previous)
             ends.append(target)

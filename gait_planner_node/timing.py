@@ -1,16 +1,19 @@
 """Gait timing (source 004): the two-step cycle's contact events and the phase map Ω.
 
-A cycle starts at left lift-off. Its four intervals are parameters, each bounded below, so the
-event order t_LLO = 0 < t_LTD < t_RLO < t_RTD < T_S holds for every representable (and every
-convexly blended) timing — an infeasible timing cannot be written down:
+A cycle starts at a right touch-down (phase 0) and ends at the next one (phase 1). Its four
+intervals are parameters, each bounded below, so the event order
+t_LLO < t_LTD < t_RLO < t_RTD < t_LLO + T_S holds for every representable (and every convexly
+blended) timing — an infeasible timing cannot be written down:
 
+    double support  [0, t_LLO)       = double_support_after_right_s
     left swing      [t_LLO, t_LTD)   = left_swing_s            (right foot in single support)
-    double support  [t_LTD, t_RLO)   = double_support_1_s
-    right swing     [t_RLO, t_RTD)   = right_swing_s           (left foot in single support)
-    double support  [t_RTD, T_S)     = double_support_2_s
+    double support  [t_LTD, t_RLO)   = double_support_after_left_s
+    right swing     [t_RLO, T_S)     = right_swing_s           (left foot in single support)
 
-The phase map Ω: φ ∈ [0, 1] → t ∈ [0, T_S] sends the five events to the phases
-0, 0.1, 0.5, 0.6, 1 (004). It is a periodic monotone cubic Hermite interpolant (Fritsch–Butland
+The phase map Ω: φ ∈ [0, 1] → t ∈ [0, T_S] sends the five events (right touch-down, left
+lift-off, left touch-down, right lift-off, right touch-down) to the phases 0, 0.1, 0.5, 0.6, 1
+(004): a typical walk — double support about a tenth of the cycle per step — then has phase
+roughly proportional to time. It is a periodic monotone cubic Hermite interpolant (Fritsch–Butland
 slopes), hence invertible and C¹ also across the cycle boundary, so a reference defined in phase
 has a continuous time derivative everywhere.
 """
@@ -24,7 +27,7 @@ import numpy as np
 from biped_common.config import bounded
 
 EVENT_PHASES = np.array([0.0, 0.1, 0.5, 0.6, 1.0])
-EVENT_NAMES = ("left_lift_off", "left_touch_down", "right_lift_off", "right_touch_down", "cycle_end")
+EVENT_NAMES = ("right_touch_down", "left_lift_off", "left_touch_down", "right_lift_off", "cycle_end")
 MIN_SINGLE_SUPPORT_S = 0.15   # a swing shorter than this is a hop, not a step
 MIN_DOUBLE_SUPPORT_S = 0.02   # walking keeps both feet down for a moment
 MAX_INTERVAL_S = 2.0
@@ -34,15 +37,15 @@ MAX_INTERVAL_S = 2.0
 class GaitTiming:
     """The four intervals of a two-step cycle [s] (see module docstring)."""
 
+    double_support_after_right_s: float = bounded(MIN_DOUBLE_SUPPORT_S, MAX_INTERVAL_S, "s", "right touch-down → left lift-off")
     left_swing_s: float = bounded(MIN_SINGLE_SUPPORT_S, MAX_INTERVAL_S, "s", "left foot in the air")
-    double_support_1_s: float = bounded(MIN_DOUBLE_SUPPORT_S, MAX_INTERVAL_S, "s", "after left touch-down")
+    double_support_after_left_s: float = bounded(MIN_DOUBLE_SUPPORT_S, MAX_INTERVAL_S, "s", "left touch-down → right lift-off")
     right_swing_s: float = bounded(MIN_SINGLE_SUPPORT_S, MAX_INTERVAL_S, "s", "right foot in the air")
-    double_support_2_s: float = bounded(MIN_DOUBLE_SUPPORT_S, MAX_INTERVAL_S, "s", "after right touch-down")
 
     def __post_init__(self):
         for name, low in (("left_swing_s", MIN_SINGLE_SUPPORT_S), ("right_swing_s", MIN_SINGLE_SUPPORT_S),
-                          ("double_support_1_s", MIN_DOUBLE_SUPPORT_S),
-                          ("double_support_2_s", MIN_DOUBLE_SUPPORT_S)):
+                          ("double_support_after_left_s", MIN_DOUBLE_SUPPORT_S),
+                          ("double_support_after_right_s", MIN_DOUBLE_SUPPORT_S)):
             value = getattr(self, name)
             if not (np.isfinite(value) and low - 1e-12 <= value <= MAX_INTERVAL_S):
                 raise ValueError(f"{name} must be in [{low}, {MAX_INTERVAL_S}] s, got {value}")
@@ -50,20 +53,21 @@ class GaitTiming:
     @property
     def cycle_s(self) -> float:
         """Two-step cycle duration T_S [s] (derived, never stored)."""
-        return self.left_swing_s + self.double_support_1_s + self.right_swing_s + self.double_support_2_s
+        return (self.double_support_after_right_s + self.left_swing_s + self.double_support_after_left_s
+                + self.right_swing_s)
 
     def event_times_s(self) -> np.ndarray:
-        """[t_LLO, t_LTD, t_RLO, t_RTD, T_S] [s] within the cycle."""
-        return np.cumsum([0.0, self.left_swing_s, self.double_support_1_s, self.right_swing_s,
-                          self.double_support_2_s])
+        """[0 (right touch-down), t_LLO, t_LTD, t_RLO, T_S (right touch-down)] [s] in the cycle."""
+        return np.cumsum([0.0, self.double_support_after_right_s, self.left_swing_s,
+                          self.double_support_after_left_s, self.right_swing_s])
 
     @staticmethod
     def blend(timings, weights) -> "GaitTiming":
         """Convex combination (weights ≥ 0 summing to 1): keeps every bound and the event order."""
         w = np.asarray(weights, dtype=float)
-        values = np.array([[t.left_swing_s, t.double_support_1_s, t.right_swing_s, t.double_support_2_s]
-                           for t in timings])
-        return GaitTiming(*(w @ values))
+        names = ("double_support_after_right_s", "left_swing_s", "double_support_after_left_s", "right_swing_s")
+        values = np.array([[getattr(t, n) for n in names] for t in timings])
+        return GaitTiming(**dict(zip(names, w @ values)))
 
 
 class PhaseMap:

@@ -124,27 +124,33 @@ def test_footholds_realize_the_commanded_velocity(style_name):
         assert np.all(np.abs(realized - command) <= 0.02 * scale), (command, realized)
 
 
-def test_reference_is_c1_under_command_steps_and_region_crossings():
-    config = CONFIGS["humanoid"]
-    planner = GaitPlanner(STYLES["bouncy"], config)
-    dt = 0.001
-    schedule = [(0.0, [0.0, 0.0, 0.0]), (1.0, [0.4, 0.0, 0.0]), (3.0, [-0.2, 0.1, 0.0]), (5.0, [0.2, -0.1, 0.5]),
-                (7.0, [0.0, 0.0, -0.5])]
-    values, t = [], 0.0
-    for k in range(int(9.0 / dt)):
+def max_acceleration(style, dt, schedule, duration_s):
+    """Per output channel, the largest |second difference| / dt² of the reference over a run."""
+    planner = GaitPlanner(style, CONFIGS["humanoid"])
+    values = []
+    for k in range(int(round(duration_s / dt))):
         t = k * dt
-        planner.set_command(next(c for start, c in reversed(schedule) if t >= start))
+        planner.set_command(next(c for start, c in reversed(schedule) if t >= start - 1e-12))
         planner.step(dt)
         ref = planner.reference(np.array([0.0]))
         values.append(np.concatenate([ref.foot_position_m["left"][0], ref.foot_position_m["right"][0],
-                                      [ref.pelvis_height_m[0]], ref.upper_joints_rad[0]]))
-    values = np.array(values)
-    velocity = np.diff(values, axis=0) / dt
-    acceleration = np.diff(velocity, axis=0) / dt
-    # A jump of the first derivative by Δv would show as Δv/dt (≥ 100 m/s² for 0.1 m/s);
-    # smooth motion of this gait stays far below that.
-    assert np.max(np.abs(acceleration)) < 60.0, np.unravel_index(np.argmax(np.abs(acceleration)), acceleration.shape)
-    assert np.max(np.abs(velocity)) < 3.0
+                                      [ref.pelvis_height_m[0]], ref.pelvis_quat_wxyz[0], ref.upper_joints_rad[0]]))
+    return np.max(np.abs(np.diff(np.array(values), 2, axis=0)), axis=0) / dt**2
+
+
+@pytest.mark.parametrize("style_name", ["bouncy", "limp"])
+def test_reference_is_c1_under_command_steps_and_region_crossings(style_name):
+    """Step changes of the command that cross sample regions (forward ↔ backward, sidestep and
+    turn sides). A jump Δv in a first derivative shows as a second difference Δv/dt, which doubles
+    when dt halves; a C¹ reference's accelerations converge instead. So: bounded, and the same
+    at dt and dt/2."""
+    style = STYLES[style_name]
+    schedule = [(0.0, [0.0, 0.0, 0.0]), (0.8, [0.4, 0.0, 0.0]), (2.2, [-0.2, 0.1, 0.0]),
+                (3.6, [0.2, -0.1, 0.5]), (5.0, [0.0, 0.0, -0.5])]
+    coarse = max_acceleration(style, 0.002, schedule, 6.0)
+    fine = max_acceleration(style, 0.001, schedule, 6.0)
+    assert np.all(fine < 150.0), fine
+    assert np.all(fine <= 1.25 * coarse + 1.0), (fine, coarse)
 
 
 def test_style_switch_keeps_phase_and_bad_command_is_refused():

@@ -9,8 +9,10 @@ RNG = np.random.default_rng(11)
 
 
 def random_timing():
-    return GaitTiming(RNG.uniform(MIN_SINGLE_SUPPORT_S, 0.6), RNG.uniform(MIN_DOUBLE_SUPPORT_S, 0.3),
-                      RNG.uniform(MIN_SINGLE_SUPPORT_S, 0.6), RNG.uniform(MIN_DOUBLE_SUPPORT_S, 0.3))
+    return GaitTiming(double_support_after_right_s=RNG.uniform(MIN_DOUBLE_SUPPORT_S, 0.3),
+                      left_swing_s=RNG.uniform(MIN_SINGLE_SUPPORT_S, 0.6),
+                      double_support_after_left_s=RNG.uniform(MIN_DOUBLE_SUPPORT_S, 0.3),
+                      right_swing_s=RNG.uniform(MIN_SINGLE_SUPPORT_S, 0.6))
 
 
 def test_event_order_holds_for_random_timings_and_blends():
@@ -23,10 +25,10 @@ def test_event_order_holds_for_random_timings_and_blends():
             assert timing.cycle_s == pytest.approx(times[-1])
 
 
-@pytest.mark.parametrize("field, value", [("left_swing_s", 0.1), ("double_support_2_s", 0.0),
-                                          ("right_swing_s", -0.3), ("double_support_1_s", np.nan)])
+@pytest.mark.parametrize("field, value", [("left_swing_s", 0.1), ("double_support_after_right_s", 0.0),
+                                          ("right_swing_s", -0.3), ("double_support_after_left_s", np.nan)])
 def test_infeasible_timing_is_unrepresentable(field, value):
-    values = dict(left_swing_s=0.3, double_support_1_s=0.1, right_swing_s=0.3, double_support_2_s=0.1)
+    values = dict(left_swing_s=0.3, double_support_after_left_s=0.1, right_swing_s=0.3, double_support_after_right_s=0.1)
     values[field] = value
     with pytest.raises(ValueError, match=field):
         GaitTiming(**values)

@@ -27,6 +27,18 @@ def _cmd_stand(args: argparse.Namespace) -> int:
     return run_stand_demo(args.robot, args.duration, args.push_n, args.out)
 
 
+def _cmd_style_check(args: argparse.Namespace) -> int:
+    from biped_stack.style_tools import check
+    return check(args.file)
+
+
+def _cmd_style_render(args: argparse.Namespace) -> int:
+    from biped_stack.style_tools import render
+    for path in render(args.style, args.out, args.robot):
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="biped-stack", description="biped_stack: stylized bipedal walking on ROS 2 (MuJoCo, Pinocchio, OSQP).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -40,6 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("robots", help="list the shipped robots")
     p.set_defaults(func=_cmd_robots)
+
+    p = sub.add_parser("style", help="gait styles: check a file, render one to PNG")
+    style_sub = p.add_subparsers(dest="style_command", metavar="STYLE_COMMAND", required=True)
+    q = style_sub.add_parser("check", help="validate a style file (exit 0: valid, 1: every error listed)")
+    q.add_argument("file")
+    q.set_defaults(func=_cmd_style_check)
+    q = style_sub.add_parser("render", help="footprints, foot/pelvis curves and gait diagram as PNGs")
+    q.add_argument("style", help="shipped style name (neutral, bouncy, limp) or a style file")
+    q.add_argument("--out", required=True, help="output folder")
+    q.add_argument("--robot", default="humanoid", help="whose feet and pelvis height to use")
+    q.set_defaults(func=_cmd_style_render)
 
     p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")
     p.add_argument("--robot", default="humanoid")

@@ -246,6 +246,33 @@ def _check_key_velocities(samples: dict[str, GaitSample], errors: list) -> None:
             errors.append(ConfigError(f"samples.{fast}.velocity", f"must be faster than {slow}"))
 
 
+def _defined(data: Any, path: list[str]) -> bool:
+    for key in path:
+        if not isinstance(data, Mapping) or key not in data:
+            return False
+        data = data[key]
+    return True
+
+
+def _attribute_to_defaults(errors: list[ConfigError], defaults: Mapping, samples_data: Mapping) -> list[ConfigError]:
+    """An error in a value a sample inherits from ``defaults`` is reported once, as
+    ``defaults.<field>``, instead of once per sample."""
+    out, seen = [], set()
+    for error in errors:
+        parts = error.field.split(".")
+        if len(parts) > 2 and parts[0] == "samples":
+            sub = [p.split("[")[0] for p in parts[2:]]
+            own = samples_data.get(parts[1]) if isinstance(samples_data, Mapping) else None
+            if not _defined(own, sub) and _defined(defaults, sub):
+                message = str(error).split(": ", 1)[1] if ": " in str(error) else str(error)
+                error = ConfigError(".".join(["defaults", *parts[2:]]), message)
+        key = (error.field, str(error))
+        if key not in seen:
+            seen.add(key)
+            out.append(error)
+    return out
+
+
 def style_from_mapping(data: Mapping, source: str = "<style>") -> Style:
     """Validate a parsed style; StyleError listing every invalid field."""
     errors: list[ConfigError] = []
@@ -278,7 +305,7 @@ def style_from_mapping(data: Mapping, source: str = "<style>") -> Style:
             samples[key] = sample
     _check_key_velocities(samples, errors)
     if errors:
-        raise StyleError(source, errors)
+        raise StyleError(source, _attribute_to_defaults(errors, defaults, samples_data))
     return Style(name, str(data.get("description", "")), samples, source)
 
 

@@ -38,8 +38,8 @@ def broken(mutate):
 
 @pytest.mark.parametrize("mutate, field", [
     (lambda d: d["defaults"]["timing"].pop("left_swing_s"), "samples.forward_slow.timing.left_swing_s"),
-    (lambda d: d["defaults"]["attributes"].update(stance_width_m=2.0), "samples.in_place.attributes.stance_width_m"),
-    (lambda d: d["defaults"]["attributes"].update(splay_rad="wide"), "samples.in_place.attributes.splay_rad"),
+    (lambda d: d["defaults"]["attributes"].update(stance_width_m=2.0), "defaults.attributes.stance_width_m"),
+    (lambda d: d["defaults"]["attributes"].update(splay_rad="wide"), "defaults.attributes.splay_rad"),
     # A touch-down before the lift-off: the interval is negative, below its bound.
     (lambda d: d["samples"]["forward_fast"]["timing"].update(left_swing_s=-0.1), "samples.forward_fast.timing.left_swing_s"),
     (lambda d: d["defaults"]["swing"].update(height_m=[[0.5, -0.02]]), "samples.in_place.left_swing.height_m[0].value"),
@@ -47,7 +47,8 @@ def broken(mutate):
     (lambda d: d["samples"].pop("turn_left"), "samples.turn_left"),
     (lambda d: d["samples"]["turn_left"].update(velocity=[0.1, 0.0, 0.6]), "samples.turn_left.velocity"),
     (lambda d: d["samples"]["forward_slow"].update(velocity=[0.5, 0.0, 0.0]), "samples.forward_fast.velocity"),
-    (lambda d: d["defaults"].update(gait="fast"), "samples.in_place.gait"),
+    (lambda d: d["defaults"].update(gait="fast"), "defaults.gait"),
+    (lambda d: d["samples"]["in_place"].update(gait="fast"), "samples.in_place.gait"),
     (lambda d: d.pop("name"), "name"),
 ])
 def test_bad_style_names_the_field(mutate, field):
@@ -71,3 +72,9 @@ def test_unknown_name_and_malformed_file(tmp_path):
     bad.write_text("name: [unclosed\n")
     with pytest.raises(StyleError, match="malformed YAML"):
         load_style(bad)
+
+
+def test_an_error_inherited_from_defaults_is_reported_once():
+    fields, message = broken(lambda d: d["defaults"]["attributes"].update(stance_width_m=2.0))
+    assert fields == {"defaults.attributes.stance_width_m"}
+    assert message.count("stance_width_m") == 1

@@ -225,12 +225,13 @@ def _sample(data: Mapping, path: str, errors: list) -> GaitSample | None:
     return GaitSample(velocity, timing, attributes, feet["left"], feet["right"], pelvis, upper)
 
 
-def _check_key_velocities(samples: dict[str, GaitSample], errors: list) -> None:
-    """Each key velocity lies on its own axis, on its side, fast beyond slow."""
+def _check_key_velocities(velocities: dict[str, tuple], errors: list) -> None:
+    """Each key velocity lies on its own axis, on its side, fast beyond slow (checked even when
+    other parts of a sample are invalid, so the user sees these errors too)."""
     axis = {"forward_fast": (0, +1), "forward_slow": (0, +1), "backward_slow": (0, -1), "backward_fast": (0, -1),
             "sidestep_left": (1, +1), "sidestep_right": (1, -1), "turn_left": (2, +1), "turn_right": (2, -1)}
-    for key, sample in samples.items():
-        v = np.asarray(sample.velocity)
+    for key, velocity in velocities.items():
+        v = np.asarray(velocity)
         field = f"samples.{key}.velocity"
         if key == "in_place":
             if np.any(v != 0.0):
@@ -242,7 +243,7 @@ def _check_key_velocities(samples: dict[str, GaitSample], errors: list) -> None:
             errors.append(ConfigError(field, f"must be non-zero only in component {i}, with sign "
                                              f"{'+' if sign > 0 else '-'} and magnitude ≥ 0.05, got {list(v)}"))
     for fast, slow in (("forward_fast", "forward_slow"), ("backward_fast", "backward_slow")):
-        if fast in samples and slow in samples and abs(samples[fast].velocity[0]) <= abs(samples[slow].velocity[0]):
+        if fast in velocities and slow in velocities and abs(velocities[fast][0]) <= abs(velocities[slow][0]):
             errors.append(ConfigError(f"samples.{fast}.velocity", f"must be faster than {slow}"))
 
 
@@ -286,7 +287,7 @@ def style_from_mapping(data: Mapping, source: str = "<style>") -> Style:
         errors.append(ConfigError("defaults", "must be a mapping"))
         defaults = {}
     samples_data = data.get("samples")
-    samples = {}
+    samples, velocities = {}, {}
     if not isinstance(samples_data, Mapping):
         errors.append(ConfigError("samples", "is required (a mapping of the nine key samples)"))
         samples_data = {}
@@ -300,10 +301,14 @@ def style_from_mapping(data: Mapping, source: str = "<style>") -> Style:
         if not isinstance(entry, Mapping):
             errors.append(ConfigError(f"samples.{key}", "must be a mapping"))
             continue
-        sample = _sample(_merge(defaults, entry), f"samples.{key}", errors)
+        merged = _merge(defaults, entry)
+        sample = _sample(merged, f"samples.{key}", errors)
         if sample is not None:
             samples[key] = sample
-    _check_key_velocities(samples, errors)
+        velocity = _velocity(merged.get("velocity"), "", [])
+        if velocity is not None:
+            velocities[key] = velocity
+    _check_key_velocities(velocities, errors)
     if errors:
         raise StyleError(source, _attribute_to_defaults(errors, defaults, samples_data))
     return Style(name, str(data.get("description", "")), samples, source)

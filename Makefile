@@ -34,6 +34,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/sim_realtime_factor.py
 	$(PY) bench/dds_round_trip.py
+	$(PY) bench/gait_planner_tick.py
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

@@ -18,6 +18,7 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.xml")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/config/styles", glob("config/styles/*.yaml")),
     ],
     install_requires=["numpy", "scipy", "pyyaml", "mujoco", "pin", "osqp"],
     zip_safe=True,
@@ -28,6 +29,7 @@ setup(
             "sim_bridge = sim_bridge.node:main",
             "mock_ros2_control_robot = sim_bridge.node:mock_robot_main",
             "wbc_node = wbc_node.node:main",
+            "gait_planner_node = gait_planner_node.node:main",
         ],
     },
 )

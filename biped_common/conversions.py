@@ -20,6 +20,15 @@ a ROS graph. Encodings (also listed in the README's topic table):
 - Push: ``geometry_msgs/WrenchStamped``: ``header.frame_id`` = the body to push, wrench in world
   axes applied at the body's centre of mass from reception until ``header.stamp`` (sim time, the
   push's end); a stamp of zero means "for ``default_duration_s``".
+- Gait reference preview (``/gait/reference``): ``trajectory_msgs/MultiDOFJointTrajectory``,
+  ``joint_names`` = [pelvis, left_sole, right_sole], one point per preview time
+  (``time_from_start`` relative to ``header.stamp``), ``transforms`` in the world frame: the
+  pelvis translation is (body-path x, body-path y, pelvis height) — the horizontal part is the
+  nominal body path, informative only (the MPC owns it) — and its rotation the pelvis
+  orientation; the soles' transforms are their poses. Contact schedule (``/gait/contacts``):
+  ``trajectory_msgs/JointTrajectory`` with joint_names [left_foot, right_foot], positions 1.0 in
+  stance and 0.0 in swing, same times. Upper body (``/gait/upper_body``):
+  ``trajectory_msgs/JointTrajectory`` of the upper-body joint angles [rad], same times.
 - Bridge status: ``diagnostic_msgs/DiagnosticArray`` with one status named ``sim_bridge``;
   ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
   change.
@@ -38,7 +47,10 @@ from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from builtin_interfaces.msg import Duration
+from geometry_msgs.msg import Transform, Twist
+from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
+                                 MultiDOFJointTrajectoryPoint)
 
 from biped_common.errors import CommandError
 from biped_common.rotations import quat_to_matrix, quat_normalize
@@ -263,3 +275,84 @@ def forward_command_message(values: Sequence[float]) -> Float64MultiArray:
     msg.layout.dim = [MultiArrayDimension(label="joints", size=len(values), stride=len(values))]
     msg.data = [float(v) for v in values]
     return msg
+
+
+# -- velocity command -----------------------------------------------------------------------------
+def velocity_command_from_twist(msg: Twist) -> np.ndarray:
+    """(ẋ [m/s], ẏ [m/s], ω [rad/s]) in the body frame from ``geometry_msgs/Twist``; ValueError
+    when one is not finite."""
+    v = np.array([msg.linear.x, msg.linear.y, msg.angular.z], dtype=float)
+    if not np.all(np.isfinite(v)):
+        raise ValueError(f"cmd_vel holds non-finite values {v.tolist()}")
+    return v
+
+
+def twist_from_velocity_command(velocity) -> Twist:
+    msg = Twist()
+    msg.linear.x, msg.linear.y, msg.angular.z = (float(v) for v in velocity)
+    return msg
+
+
+# -- gait reference -------------------------------------------------------------------------------
+REFERENCE_FRAMES = ("pelvis", "left_sole", "right_sole")
+CONTACT_NAMES = ("left_foot", "right_foot")
+
+
+def _duration(seconds: float) -> Duration:
+    ns = int(round(seconds * 1e9))
+    return Duration(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+
+
+def _transform(position, quat_wxyz) -> Transform:
+    t = Transform()
+    t.translation.x, t.translation.y, t.translation.z = (float(v) for v in position)
+    t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z = (float(v) for v in quat_wxyz)
+    return t
+
+
+def gait_reference_messages(stamp_s: float, reference) -> tuple[MultiDOFJointTrajectory, JointTrajectory, JointTrajectory]:
+    """(reference, contacts, upper body) messages of a planner ``Reference`` (see module doc)."""
+    header_stamp = seconds_to_stamp(stamp_s)
+    poses = MultiDOFJointTrajectory()
+    poses.header.stamp, poses.header.frame_id = header_stamp, WORLD_FRAME
+    poses.joint_names = list(REFERENCE_FRAMES)
+    contacts = JointTrajectory(joint_names=list(CONTACT_NAMES))
+    contacts.header.stamp = header_stamp
+    upper = JointTrajectory(joint_names=list(reference.upper_joint_names))
+    upper.header.stamp = header_stamp
+    for i, t in enumerate(reference.times_s):
+        since = _duration(float(t))
+        pelvis = (reference.body[i, 0], reference.body[i, 1], reference.pelvis_height_m[i])
+        poses.points.append(MultiDOFJointTrajectoryPoint(
+            transforms=[_transform(pelvis, reference.pelvis_quat_wxyz[i]),
+                        _transform(reference.foot_position_m["left"][i], reference.foot_quat_wxyz["left"][i]),
+                        _transform(reference.foot_position_m["right"][i], reference.foot_quat_wxyz["right"][i])],
+            time_from_start=since))
+        contacts.points.append(JointTrajectoryPoint(
+            positions=[float(reference.in_stance["left"][i]), float(reference.in_stance["right"][i])],
+            time_from_start=since))
+        upper.points.append(JointTrajectoryPoint(positions=reference.upper_joints_rad[i].tolist(),
+                                                 time_from_start=since))
+    return poses, contacts, upper
+
+
+def gait_reference_arrays(poses: MultiDOFJointTrajectory, contacts: JointTrajectory) -> dict[str, np.ndarray]:
+    """Decode the reference and contact messages into arrays: ``times_s`` (N,),
+    ``pelvis_height_m`` (N,), ``pelvis_quat_wxyz`` (N, 4), ``<side>_sole_position_m`` (N, 3),
+    ``<side>_sole_quat_wxyz`` (N, 4), ``<side>_in_stance`` (N,) bool. ValueError when the
+    messages do not match (frames, lengths, times)."""
+    if tuple(poses.joint_names) != REFERENCE_FRAMES or tuple(contacts.joint_names) != CONTACT_NAMES:
+        raise ValueError(f"unexpected frames {list(poses.joint_names)} / {list(contacts.joint_names)}")
+    if len(poses.points) != len(contacts.points):
+        raise ValueError("reference and contact messages have different lengths")
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in poses.points])
+    def arrays(index):
+        tr = [p.transforms[index] for p in poses.points]
+        return (np.array([[t.translation.x, t.translation.y, t.translation.z] for t in tr]),
+                np.array([[t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z] for t in tr]))
+    pelvis_position, pelvis_quat = arrays(0)
+    out = {"times_s": times, "pelvis_height_m": pelvis_position[:, 2], "pelvis_quat_wxyz": pelvis_quat}
+    for index, side in ((1, "left"), (2, "right")):
+        out[f"{side}_sole_position_m"], out[f"{side}_sole_quat_wxyz"] = arrays(index)
+        out[f"{side}_in_stance"] = np.array([p.positions[index - 1] > 0.5 for p in contacts.points])
+    return out

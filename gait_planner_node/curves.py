@@ -108,8 +108,8 @@ class CurveTable:
 
     def __call__(self, x, derivative: int = 0) -> np.ndarray:
         """Values (or first derivatives) of every curve at ``x`` (N,) → (N, curves)."""
-        x = np.clip(np.asarray(x, dtype=float), self.breakpoints[0], self.breakpoints[-1])
-        k = np.clip(np.searchsorted(self.breakpoints, x, side="right") - 1, 0, self.breakpoints.size - 2)
+        x = np.minimum(np.maximum(np.asarray(x, dtype=float), self.breakpoints[0]), self.breakpoints[-1])
+        k = np.minimum(np.maximum(np.searchsorted(self.breakpoints, x, side="right") - 1, 0), self.breakpoints.size - 2)
         h = (x - self.breakpoints[k])[:, None]
         c = self.coefficients[:, k, :]
         if derivative == 0:

@@ -42,7 +42,7 @@ EVENT_INDEX = {"left": (1, 2), "right": (3, 4)}  # indices into the cycle's even
 
 def min_jerk(s):
     """10s³ − 15s⁴ + 6s⁵ on s clipped to [0, 1] (zero velocity and acceleration at both ends)."""
-    s = np.clip(s, 0.0, 1.0)
+    s = np.minimum(np.maximum(s, 0.0), 1.0)
     return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
 
 

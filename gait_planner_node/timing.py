@@ -91,11 +91,11 @@ class PhaseMap:
         c3 = (m0 + m1 - 2 * (t1 - t0) / h) / (h * h)
         self._poly = np.stack([t0, m0, c2, c3])
         # A dense table of Ω for the inverse's starting point (two Newton steps then suffice).
-        self._table_phase = np.linspace(0.0, 1.0, 1025)
+        self._table_phase = np.linspace(0.0, 1.0, 65)
         self._table_time = self.time_s(self._table_phase)
 
     def _segment(self, phase: np.ndarray) -> np.ndarray:
-        return np.clip(np.searchsorted(EVENT_PHASES, phase, side="right") - 1, 0, 3)
+        return np.minimum(np.maximum(np.searchsorted(EVENT_PHASES, phase, side="right") - 1, 0), 3)
 
     def time_s(self, phase) -> np.ndarray:
         """Ω(φ): time in the cycle [s] of phase φ ∈ [0, 1]."""
@@ -116,7 +116,7 @@ class PhaseMap:
     def phase(self, time_s) -> np.ndarray:
         """Ω⁻¹(t): phase of a time in the cycle, t wrapped into [0, T_S)."""
         t = np.mod(np.asarray(time_s, dtype=float), self.cycle_s)
-        k = np.clip(np.searchsorted(self._times, t, side="right") - 1, 0, 3)
+        k = np.minimum(np.maximum(np.searchsorted(self._times, t, side="right") - 1, 0), 3)
         lo, hi = EVENT_PHASES[k], EVENT_PHASES[k + 1]
         phase = np.interp(t, self._table_time, self._table_phase)
         for _ in range(30):  # safeguarded Newton on a monotone cubic; converges in a few steps
@@ -124,5 +124,5 @@ class PhaseMap:
             if np.all(np.abs(error) < 1e-13):
                 break
             step = error / self.rate(phase)
-            phase = np.clip(phase - step, lo, hi)
+            phase = np.minimum(np.maximum(phase - step, lo), hi)
         return phase

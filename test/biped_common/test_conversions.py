@@ -89,3 +89,26 @@ def test_push_encoding():
     msg.header.frame_id = ""
     with pytest.raises(ValueError, match="frame_id"):
         conv.push_from_message(msg, now_s=0.0)
+
+
+def test_gait_reference_round_trip_and_cmd_vel():
+    from biped_common.robot_model import load_robot
+    from gait_planner_node.planner import GaitPlanner, PlannerConfig
+    from gait_planner_node.style import load_style
+    planner = GaitPlanner(load_style("neutral"), PlannerConfig.for_robot(load_robot("humanoid")))
+    planner.set_command([0.2, 0.0, 0.1])
+    for _ in range(50):
+        planner.step(0.008)
+    ref = planner.reference()
+    poses, contacts, upper = conv.gait_reference_messages(3.0, ref)
+    arrays = conv.gait_reference_arrays(poses, contacts)
+    np.testing.assert_allclose(arrays["times_s"], ref.times_s, atol=1e-9)
+    np.testing.assert_allclose(arrays["right_sole_position_m"], ref.foot_position_m["right"])
+    np.testing.assert_allclose(arrays["pelvis_quat_wxyz"], ref.pelvis_quat_wxyz)
+    np.testing.assert_array_equal(arrays["left_in_stance"], ref.in_stance["left"])
+    assert list(upper.joint_names) == list(ref.upper_joint_names) and len(upper.points) == len(ref.times_s)
+    np.testing.assert_allclose(conv.velocity_command_from_twist(conv.twist_from_velocity_command([0.1, -0.2, 0.3])),
+                               [0.1, -0.2, 0.3])
+    contacts.joint_names = ["left_foot"]
+    with pytest.raises(ValueError, match="unexpected frames"):
+        conv.gait_reference_arrays(poses, contacts)

@@ -1,0 +1,46 @@
+"""Gait planner cost per 125 Hz tick: step(8 ms) + the 2 s reference preview (51 samples),
+per style, with a command that changes every second (so the sampler re-blends); medians and
+p99s. Target (issue #3): p99 < 1 ms.
+
+Run: make bench  (or .venv/bin/python bench/gait_planner_tick.py)
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from biped_common.robot_model import load_robot
+from gait_planner_node.planner import GaitPlanner, PlannerConfig
+from gait_planner_node.style import load_style, shipped_styles
+
+TICK_S = 0.008
+TICKS = 2500
+COMMANDS = [(0.3, 0.0, 0.0), (0.1, 0.05, 0.3), (-0.15, 0.0, 0.0), (0.0, -0.1, -0.4), (0.0, 0.0, 0.0)]
+
+
+def main() -> None:
+    config = PlannerConfig.for_robot(load_robot("humanoid"))
+    print(f"gait planner per 125 Hz tick (step + {config.preview_horizon_s:.0f} s preview at "
+          f"{config.preview_dt_s * 1e3:.0f} ms), {TICKS} ticks per style:")
+    for name in shipped_styles():
+        planner = GaitPlanner(load_style(name), config)
+        step_ms, preview_ms = [], []
+        for k in range(TICKS):
+            planner.set_command(COMMANDS[(k * len(COMMANDS)) // TICKS])
+            t0 = time.perf_counter()
+            planner.step(TICK_S)
+            t1 = time.perf_counter()
+            planner.reference()
+            t2 = time.perf_counter()
+            step_ms.append((t1 - t0) * 1e3)
+            preview_ms.append((t2 - t1) * 1e3)
+        total = np.array(step_ms) + np.array(preview_ms)
+        print(f"  {name:8s} step median {np.median(step_ms):.3f} ms p99 {np.percentile(step_ms, 99):.3f} | "
+              f"preview median {np.median(preview_ms):.3f} ms p99 {np.percentile(preview_ms, 99):.3f} | "
+              f"tick median {np.median(total):.3f} ms p99 {np.percentile(total, 99):.3f} ms")
+
+
+if __name__ == "__main__":
+    main()

@@ -64,6 +64,16 @@ def quat_to_matrix(q_wxyz: np.ndarray) -> np.ndarray:
     ])
 
 
+def quats_to_matrices(q_wxyz: np.ndarray) -> np.ndarray:
+    """Rotation matrices (N, 3, 3) of unit quaternions (N, 4) in (w, x, y, z) order."""
+    w, x, y, z = np.moveaxis(np.asarray(q_wxyz, dtype=float), -1, 0)
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], axis=-1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], axis=-1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], axis=-1),
+    ], axis=-2)
+
+
 def matrix_to_quat(rotation: np.ndarray) -> np.ndarray:
     """Unit quaternion (w, x, y, z), w ≥ 0, of a rotation matrix (Shepperd's method)."""
     m = np.asarray(rotation, dtype=float)

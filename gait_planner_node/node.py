@@ -24,6 +24,7 @@ from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
 from gait_planner_node.planner import GaitPlanner, PlannerConfig
+from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
 from gait_planner_node.style import StyleError, load_style
 
 
@@ -51,6 +52,7 @@ class GaitPlannerNode(Node):
         planner_config = PlannerConfig.for_robot(robot, preview_horizon_s=self.config.preview_horizon_s,
                                                  preview_dt_s=self.config.preview_dt_s)
         self.planner = GaitPlanner(load_style(self.config.style), planner_config)
+        self._legs = LegGeometry.from_robot(robot)
         self._log_error = RepeatFilter(self.get_logger().error)
         self._last_cmd_s: float | None = None
         self._last_tick_s: float | None = None
@@ -116,12 +118,22 @@ class GaitPlannerNode(Node):
             self.planner.set_command(np.zeros(3))
         self.planner.step(min(dt, 0.1))
         reference = self.planner.reference()
+        self._report_unreachable(reference)
         for publisher, msg in zip((self._pub_reference, self._pub_contacts, self._pub_upper),
                                   conv.gait_reference_messages(now, reference)):
             publisher.publish(msg)
         self._ticks += 1
         if self.config.publish_markers and self._ticks % MARKER_EVERY_TICKS == 0:
             self._pub_markers.publish(self._markers(reference))
+
+    def _report_unreachable(self, reference) -> None:
+        """Log (never silently publish) a reference whose feet the legs cannot reach."""
+        for side, margin in ankle_reach_margin_m(reference, self._legs).items():
+            if margin.min() < 0.0:
+                i = int(np.argmin(margin))
+                self._log_error(f"unreachable reference: {side} ankle {-margin[i] * 100:.0f} cm beyond the "
+                                f"leg's reach at t + {reference.times_s[i]:.2f} s (command "
+                                f"{np.round(self.planner.command, 2).tolist()}, style {self.planner.style.name!r})")
 
     def _markers(self, reference) -> MarkerArray:
         """Footprints of the planned touch-downs (cubes) and the swing paths (line strips)."""

@@ -41,3 +41,9 @@ def test_order_conversions_and_skew():
     np.testing.assert_allclose(rot.skew(a) @ b, np.cross(a, b))
     with pytest.raises(ValueError):
         rot.quat_normalize(np.zeros(4))
+
+
+def test_batched_matrices_match():
+    batch = rot.quats_to_matrices(np.array(QUATS))
+    for q, m in zip(QUATS, batch):
+        np.testing.assert_allclose(m, rot.quat_to_matrix(q), atol=1e-15)

@@ -164,6 +164,19 @@ def predict_body(body: Pose2, velocity: np.ndarray, dt) -> np.ndarray:
     return np.stack([body.x + c * dx_body - s * dy_body, body.y + s * dx_body + c * dy_body, body.yaw + wt], axis=-1)
 
 
+def predict_pose(body: Pose2, velocity, dt: float) -> Pose2:
+    """:func:`predict_body` for one time, in plain floats (the per-tick hot path)."""
+    vx, vy, w = float(velocity[0]), float(velocity[1]), float(velocity[2])
+    wt = w * dt
+    if abs(w) > 1e-6:
+        a, b = math.sin(wt) / w, (1.0 - math.cos(wt)) / w
+    else:
+        a, b = dt - w * w * dt**3 / 6.0, w * dt * dt / 2.0
+    dx, dy = a * vx - b * vy, b * vx + a * vy
+    c, s = math.cos(body.yaw), math.sin(body.yaw)
+    return Pose2(body.x + c * dx - s * dy, body.y + s * dx + c * dy, body.yaw + wt)
+
+
 def _quat_zxy(yaw, roll, pitch) -> np.ndarray:
     """q = q_z(yaw) ⊗ q_x(roll) ⊗ q_y(pitch), vectorized, (N, 4) in (w, x, y, z)."""
     cz, sz = np.cos(yaw / 2), np.sin(yaw / 2)
@@ -230,9 +243,9 @@ class GaitPlanner:
         accel = omega * omega * (target - self.velocity) - 2.0 * omega * self._velocity_rate
         self._velocity_rate = self._velocity_rate + dt_s * accel
         self.velocity = self.velocity + dt_s * self._velocity_rate
-        self.body = Pose2(*predict_body(self.body, self.velocity, dt_s))
+        self.body = predict_pose(self.body, self.velocity, dt_s)
         old_phase = self.phase
-        if np.any(np.abs(self.velocity - self.gait.velocity) > 1e-12):
+        if np.any(np.abs(self.velocity - self.gait.velocity) > 1e-9):  # re-blend only on change
             self.gait = blend(self.style, self.velocity)
         phase_map = self.gait.phase_map
         cycle_time = float(phase_map.time_s(old_phase)) + dt_s
@@ -281,7 +294,7 @@ class GaitPlanner:
         """Foothold of the swing (lift_off_s, touch_down_s) relative to now: the body pose at the
         middle of the following stance, predicted at the current velocity."""
         centre = 0.5 * (touch_down_s + lift_off_s + self.gait.timing.cycle_s)
-        return self._place(side, Pose2(*predict_body(self.body, self.velocity, centre)))
+        return self._place(side, predict_pose(self.body, self.velocity, centre))
 
     def _swing_target(self, side: str, predicted: bool = False) -> Pose2:
         """Where the foot's current (gated target) or next (predicted) swing lands."""

@@ -24,30 +24,33 @@ FORWARD_AXIS = ("backward_fast", "backward_slow", "in_place", "forward_slow", "f
 
 def f_soft(alpha):
     """−2α³ + 3α² on α clipped to [0, 1]: zero slope at both ends (004)."""
-    a = np.clip(alpha, 0.0, 1.0)
+    if isinstance(alpha, float):
+        a = min(max(alpha, 0.0), 1.0)
+    else:
+        a = np.minimum(np.maximum(alpha, 0.0), 1.0)
     return -2.0 * a**3 + 3.0 * a**2
 
 
 def clamp_velocity(style: Style, velocity) -> np.ndarray:
     """The command clipped to the style's key-velocity ranges, per component."""
-    v = np.asarray(velocity, dtype=float)
+    v = [float(x) for x in velocity]
     s = style.samples
     return np.array([
-        np.clip(v[0], s["backward_fast"].velocity[0], s["forward_fast"].velocity[0]),
-        np.clip(v[1], s["sidestep_right"].velocity[1], s["sidestep_left"].velocity[1]),
-        np.clip(v[2], s["turn_right"].velocity[2], s["turn_left"].velocity[2]),
+        min(max(v[0], s["backward_fast"].velocity[0]), s["forward_fast"].velocity[0]),
+        min(max(v[1], s["sidestep_right"].velocity[1]), s["sidestep_left"].velocity[1]),
+        min(max(v[2], s["turn_right"].velocity[2]), s["turn_left"].velocity[2]),
     ])
 
 
 def sample_weights(style: Style, velocity) -> dict[str, float]:
     """Weights (≥ 0, summing to 1) of the nine samples at ``velocity`` (clamped to the style)."""
-    vx, vy, wz = clamp_velocity(style, velocity)
+    vx, vy, wz = (float(x) for x in clamp_velocity(style, velocity))
     s = style.samples
     weights = dict.fromkeys(SAMPLE_KEYS, 0.0)
 
     # Stage 1: along ẋ between neighbouring forward/backward samples.
     keys_x = [s[k].velocity[0] for k in FORWARD_AXIS]
-    i = int(np.clip(np.searchsorted(keys_x, vx, side="right") - 1, 0, len(keys_x) - 2))
+    i = min(max(int(np.searchsorted(keys_x, vx, side="right")) - 1, 0), len(keys_x) - 2)
     alpha = float(f_soft((vx - keys_x[i]) / (keys_x[i + 1] - keys_x[i])))
     stage_x = {FORWARD_AXIS[i]: 1.0 - alpha, FORWARD_AXIS[i + 1]: alpha}
 
@@ -59,8 +62,9 @@ def sample_weights(style: Style, velocity) -> dict[str, float]:
     if radius > 0.0:
         angle = math.atan2(w, u)
         ring = ("sidestep_left", "turn_left", "sidestep_right", "turn_right", "sidestep_left")
-        quadrant = min(int(np.mod(angle, 2 * math.pi) // (math.pi / 2)), 3)
-        a = float(f_soft((np.mod(angle, 2 * math.pi) - quadrant * math.pi / 2) / (math.pi / 2)))
+        angle = angle % (2 * math.pi)
+        quadrant = min(int(angle // (math.pi / 2)), 3)
+        a = float(f_soft((angle - quadrant * math.pi / 2) / (math.pi / 2)))
         r = float(f_soft(radius))
         stage_ts = {"in_place": 1.0 - r}
         for key, weight in ((ring[quadrant], (1 - a) * r), (ring[quadrant + 1], a * r)):

@@ -20,6 +20,13 @@ from scipy.interpolate import CubicHermiteSpline
 from biped_common.splines import PeriodicCubicSpline
 
 
+def _knots(phases, values) -> tuple[np.ndarray, np.ndarray]:
+    phases, values = np.asarray(phases, float), np.asarray(values, float)
+    if phases.shape != values.shape or phases.ndim != 1:
+        raise ValueError("phases and values must be lists of equal length")
+    return phases, values
+
+
 def _fritsch_butland_slopes(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Interior slopes that keep a cubic Hermite spline monotone between monotone data; zero at
     local extrema. End slopes are left at zero."""
@@ -42,9 +49,7 @@ class SwingCurve:
     values: tuple[float, ...] = ()
 
     def __post_init__(self):
-        phases, values = np.asarray(self.phases, float), np.asarray(self.values, float)
-        if phases.shape != values.shape or phases.ndim != 1:
-            raise ValueError("phases and values must be lists of equal length")
+        phases, values = _knots(self.phases, self.values)
         if phases.size and (phases[0] <= 0.0 or phases[-1] >= 1.0 or np.any(np.diff(phases) <= 0)):
             raise ValueError(f"knot phases must increase strictly inside (0, 1), got {list(phases)}")
         x = np.concatenate([[0.0], phases, [1.0]])
@@ -67,9 +72,7 @@ class CycleCurve:
     values: tuple[float, ...] = ()
 
     def __post_init__(self):
-        phases, values = np.asarray(self.phases, float), np.asarray(self.values, float)
-        if phases.shape != values.shape or phases.ndim != 1:
-            raise ValueError("phases and values must be lists of equal length")
+        phases, values = _knots(self.phases, self.values)
         spline = PeriodicCubicSpline(phases, values) if phases.size >= 2 else None
         object.__setattr__(self, "_spline", spline)
         object.__setattr__(self, "_constant", float(values[0]) if phases.size == 1 else 0.0)

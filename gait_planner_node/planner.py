@@ -61,10 +61,11 @@ class FootGeometry:
 
     @classmethod
     def from_robot(cls, robot) -> "FootGeometry":
+        """Heel/toe from the foot's sites (Pinocchio), half width from its contact spheres (MuJoCo)."""
         import mujoco
-        model, data = robot.mj_model, None
-        foot = robot.description.feet["left"]
         import pinocchio as pin
+        model = robot.mj_model
+        foot = robot.description.feet["left"]
         pm = robot.pin_model
         pd = pm.createData()
         pin.framesForwardKinematics(pm, pd, pin.neutral(pm))
@@ -75,7 +76,6 @@ class FootGeometry:
         spheres = [g for g in range(model.ngeom)
                    if model.geom_bodyid[g] == body and model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
         half_width = max(abs(model.geom_pos[g][1]) for g in spheres) if spheres else 0.04
-        del data
         return cls(float(x[foot.heel_site]), float(x[foot.toe_site]), float(half_width))
 
 
@@ -150,31 +150,29 @@ class Reference:
     footholds: tuple[Foothold, ...] = field(default=())
 
 
-def predict_body(body: Pose2, velocity: np.ndarray, dt) -> np.ndarray:
-    """Body poses (N, 3) after ``dt`` (N,) [s] at constant body-frame velocity (exact unicycle)."""
-    dt = np.asarray(dt, dtype=float)
-    vx, vy, w = velocity
+def _unicycle(body: Pose2, vx, vy, w, dt, xp):
+    """Pose after ``dt`` at constant body-frame velocity (exact): x, y, yaw. ``xp`` is ``math``
+    for one time (the per-tick hot path) or ``numpy`` for many."""
     wt = w * dt
     if abs(w) > 1e-6:
-        a, b = np.sin(wt) / w, (1.0 - np.cos(wt)) / w
-    else:
-        a, b = dt - w * w * dt**3 / 6.0, w * dt * dt / 2.0
-    dx_body, dy_body = a * vx - b * vy, b * vx + a * vy
-    c, s = math.cos(body.yaw), math.sin(body.yaw)
-    return np.stack([body.x + c * dx_body - s * dy_body, body.y + s * dx_body + c * dy_body, body.yaw + wt], axis=-1)
-
-
-def predict_pose(body: Pose2, velocity, dt: float) -> Pose2:
-    """:func:`predict_body` for one time, in plain floats (the per-tick hot path)."""
-    vx, vy, w = float(velocity[0]), float(velocity[1]), float(velocity[2])
-    wt = w * dt
-    if abs(w) > 1e-6:
-        a, b = math.sin(wt) / w, (1.0 - math.cos(wt)) / w
+        a, b = xp.sin(wt) / w, (1.0 - xp.cos(wt)) / w
     else:
         a, b = dt - w * w * dt**3 / 6.0, w * dt * dt / 2.0
     dx, dy = a * vx - b * vy, b * vx + a * vy
     c, s = math.cos(body.yaw), math.sin(body.yaw)
-    return Pose2(body.x + c * dx - s * dy, body.y + s * dx + c * dy, body.yaw + wt)
+    return body.x + c * dx - s * dy, body.y + s * dx + c * dy, body.yaw + wt
+
+
+def predict_body(body: Pose2, velocity: np.ndarray, dt) -> np.ndarray:
+    """Body poses (N, 3) after ``dt`` (N,) [s] at constant body-frame velocity (exact unicycle)."""
+    vx, vy, w = (float(v) for v in velocity)
+    return np.stack(_unicycle(body, vx, vy, w, np.asarray(dt, dtype=float), np), axis=-1)
+
+
+def predict_pose(body: Pose2, velocity, dt: float) -> Pose2:
+    """:func:`predict_body` for one time, in plain floats."""
+    vx, vy, w = (float(v) for v in velocity)
+    return Pose2(*_unicycle(body, vx, vy, w, float(dt), math))
 
 
 def _quat_zxy(yaw, roll, pitch) -> np.ndarray:

@@ -4,7 +4,6 @@ import time
 
 import numpy as np
 import pytest
-import rclpy
 import yaml
 from geometry_msgs.msg import Twist
 from std_srvs.srv import Trigger

@@ -210,6 +210,7 @@ class GaitPlanner:
         self._velocity_rate = np.zeros(3)
         self.gait: BlendedGait = blend(style, self.velocity)
         self._upper_index = {name: i for i, name in enumerate(config.upper_joint_names)}
+        self._events_memo = None
         self.footholds = {side: self._place(side, start) for side in SIDES}
         self.lift_off = dict(self.footholds)
         # Per swinging foot, the target it flies to. It follows the predicted foothold through a
@@ -269,8 +270,11 @@ class GaitPlanner:
 
     def _events(self, horizon_s: float) -> dict[str, list[tuple[float, float]]]:
         """Per foot, its swing intervals (lift-off, touch-down) relative to now [s], from the
-        current or last swing to past the horizon."""
-        times = self.gait.timing.event_times_s()
+        current or last swing to past the horizon. (Memoized: called several times per tick.)"""
+        key = (self.phase, horizon_s)
+        if self._events_memo is not None and self._events_memo[0] == key and self._events_memo[2] is self.gait:
+            return self._events_memo[1]
+        times = self.gait.timing.event_times_s().tolist()
         cycle = times[-1]
         now = float(self.gait.phase_map.time_s(self.phase))
         swings = {}
@@ -286,6 +290,7 @@ class GaitPlanner:
             if intervals[0][1] <= 0.0 and len(intervals) > 1 and intervals[1][0] <= 0.0:
                 intervals.pop(0)
             swings[side] = intervals
+        self._events_memo = (key, swings, self.gait)
         return swings
 
     def _predicted_foothold(self, side: str, lift_off_s: float, touch_down_s: float) -> Pose2:

@@ -105,10 +105,6 @@ class CurveTable:
         coefficients = np.stack(columns, axis=-1) if columns else np.zeros((4, x.size, 0))
         return cls(np.asarray(breakpoints, dtype=float), coefficients)
 
-    def blend(self, tables, weights) -> "CurveTable":
-        """Σ wᵢ tableᵢ (all on this table's breakpoints)."""
-        return CurveTable(self.breakpoints, np.tensordot(weights, np.stack([t.coefficients for t in tables]), 1))
-
     def __call__(self, x, derivative: int = 0) -> np.ndarray:
         """Values (or first derivatives) of every curve at ``x`` (N,) → (N, curves)."""
         x = np.minimum(np.maximum(np.asarray(x, dtype=float), self.breakpoints[0]), self.breakpoints[-1])

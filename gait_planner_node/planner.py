@@ -330,10 +330,10 @@ class GaitPlanner:
         phase = phase_map.phase(phase_map.time_s(self.phase) + t)
         body = predict_body(self.body, self.velocity, t)
 
-        feet_pos, feet_quat, stance, footholds = {}, {}, {}, []
-        for side, swings in self._events(float(t.max()) + cycle).items():
-            poses = self._foot_poses(side, swings, t, cycle, footholds)
-            feet_pos[side], feet_quat[side], stance[side] = poses
+        footholds = []
+        segments = {side: self._swing_segments(side, swings, cycle, footholds)
+                    for side, swings in self._events(float(t.max()) + cycle).items()}
+        feet_pos, feet_quat, stance = self._feet_poses(t, segments)
 
         cycle_curves = gait.cycle(phase)  # columns: PELVIS_CURVES, then the style's upper joints
         height, roll, pitch, yaw = (cycle_curves[:, i] for i in range(4))
@@ -347,63 +347,66 @@ class GaitPlanner:
         return Reference(t, phase, pelvis_height, pelvis_quat, feet_pos, feet_quat, stance,
                          cfg.upper_joint_names, upper, body, footholds)
 
-    def _foot_poses(self, side, swings, t, cycle, footholds):
-        """Sole positions (N, 3), quaternions (N, 4) and stance flags (N,) of one foot."""
-        a, g = self.gait.attributes, self.config.foot
-        sign = 1.0 if side == "left" else -1.0
-        stance_s = cycle - (swings[0][1] - swings[0][0])
-        # Pose at each swing's start and end: the first lift-off pose is known (or, when the first
-        # interval is the next swing, the current foothold); touch-downs are predicted.
+    def _swing_segments(self, side, swings, cycle, footholds):
+        """One foot's swings as arrays: lift-off and touch-down times (n,), start and end poses
+        (n, 3) and its stance duration. The first swing starts from the known lift-off pose (or,
+        when it is still to come, the current foothold); later touch-downs are predicted and
+        appended to ``footholds``."""
         starts, ends = [], []
         first_lo, first_td = swings[0]
         previous = self.lift_off[side] if first_lo <= 0.0 < first_td else self.footholds[side]
         for k, (lo, td) in enumerate(swings):
             if k == 0 and td <= 0.0:
                 target = self.footholds[side]
-            elif k == 0 and lo <= 0.0:
-                target = self._swing_target_used[side]
-                footholds.append(Foothold(side, td, target))
             else:
-                target = self._predicted_foothold(side, lo, td)
+                target = self._swing_target_used[side] if (k == 0 and lo <= 0.0) else \
+                    self._predicted_foothold(side, lo, td)
                 footholds.append(Foothold(side, td, target))
-            starts.append(previous)
-            ends.append(target)
+            starts.append((previous.x, previous.y, previous.yaw))
+            ends.append((target.x, target.y, target.yaw))
             previous = target
-        lo = np.array([s[0] for s in swings])
-        td = np.array([s[1] for s in swings])
-        k = np.clip(np.searchsorted(lo, t, side="right") - 1, 0, len(swings) - 1)
-        in_swing = (t >= lo[k]) & (t < td[k])
-        # Before the first listed lift-off the foot stands on the first swing's start pose.
-        before = t < lo[0]
-        s = np.where(in_swing, (t - lo[k]) / (td[k] - lo[k]), np.where(before, 0.0, 1.0))
-        start = np.array([[p.x, p.y, p.yaw] for p in starts])[k]
-        end = np.array([[p.x, p.y, p.yaw] for p in ends])[k]
+        times = np.array(swings)
+        return times[:, 0], times[:, 1], np.array(starts), np.array(ends), cycle - (swings[0][1] - swings[0][0])
+
+    def _feet_poses(self, t, segments):
+        """Sole positions (N, 3), quaternions (N, 4) and stance flags (N,) per foot; both feet in
+        one vectorized pass (rows: left at every time, then right)."""
+        a, g, n = self.gait.attributes, self.config.foot, t.size
+        rows = {}
+        for side, (lo, td, starts, ends, stance_s) in segments.items():
+            k = np.minimum(np.maximum(np.searchsorted(lo, t, side="right") - 1, 0), lo.size - 1)
+            rows[side] = (lo[k], td[k], starts[k], ends[k], np.full(n, stance_s), t < lo[0])
+        lo, td, start, end, stance_s, before = (np.concatenate([rows["left"][i], rows["right"][i]]) for i in range(6))
+        tt = np.concatenate([t, t])
+        sign = np.concatenate([np.ones(n), -np.ones(n)])
+        in_swing = (tt >= lo) & (tt < td)
+        s = np.where(in_swing, (tt - lo) / (td - lo), np.where(before, 0.0, 1.0))
         m = min_jerk(s)[:, None]
-        nominal = start + m * np.concatenate([end[:, :2] - start[:, :2],
-                                              wrap_angle(end[:, 2:] - start[:, 2:])], axis=1)
-        stance = ~in_swing
+        delta = end - start
+        delta[:, 2] = wrap_angle(delta[:, 2])
+        nominal = start + m * delta
         # Stylized offsets (zero in stance: the swing curves vanish outside the swing).
         sw = np.where(in_swing, s, 0.0)
-        curves = np.where(in_swing[:, None], self.gait.swing[side](sw), 0.0)  # SWING_CURVES columns
+        curves = np.concatenate([self.gait.swing["left"](sw[:n]), self.gait.swing["right"](sw[n:])])
+        curves = np.where(in_swing[:, None], curves, 0.0)  # SWING_CURVES columns
         forward, lateral, height = curves[:, 0], sign * curves[:, 1], curves[:, 2]
         yaw, roll = sign * curves[:, 3], sign * curves[:, 4]
         # Heel pitch (≤ 0, toes up) and toe pitch (≥ 0, heel up): in swing the toe-off pitch
         # decays over the first half and the heel-strike pitch builds over the second; in stance
         # the foot rolls down from the heel after touch-down and up onto the toe before lift-off.
-        since_td = np.where(in_swing, 0.0, np.where(t >= td[k], t - td[k], t - (lo[k] - stance_s)))
-        until_lo = stance_s - since_td
-        rolldown = max(a.heel_rolldown_fraction * stance_s, 1e-9)
-        rollup = max(a.toe_rollup_fraction * stance_s, 1e-9)
-        heel = np.where(in_swing, a.heel_strike_pitch_rad * min_jerk(2 * s - 1),
-                        a.heel_strike_pitch_rad * (1 - min_jerk(since_td / rolldown)))
-        toe = np.where(in_swing, a.toe_off_pitch_rad * (1 - min_jerk(2 * s)),
-                       a.toe_off_pitch_rad * min_jerk(1 - until_lo / rollup))
-        local = _sole_origin_offset(g, heel, toe, roll)
-        local = _rotate_z(local, yaw) + np.stack([forward, lateral, height], axis=1)
-        world_xy = _rotate_z(local, nominal[:, 2])
-        position = np.stack([nominal[:, 0] + world_xy[:, 0], nominal[:, 1] + world_xy[:, 1], world_xy[:, 2]], axis=1)
+        since_td = np.where(in_swing, 0.0, np.where(tt >= td, tt - td, tt - (lo - stance_s)))
+        rolldown = np.maximum(a.heel_rolldown_fraction * stance_s, 1e-9)
+        rollup = np.maximum(a.toe_rollup_fraction * stance_s, 1e-9)
+        heel = a.heel_strike_pitch_rad * np.where(in_swing, min_jerk(2 * s - 1), 1 - min_jerk(since_td / rolldown))
+        toe = a.toe_off_pitch_rad * np.where(in_swing, 1 - min_jerk(2 * s),
+                                             min_jerk(1 - (stance_s - since_td) / rollup))
+        local = _rotate_z(_sole_origin_offset(g, heel, toe, roll), yaw) + np.stack([forward, lateral, height], axis=1)
+        world = _rotate_z(local, nominal[:, 2])
+        world[:, :2] += nominal[:, :2]
         quat = _quat_zxy(nominal[:, 2] + yaw, roll, heel + toe)
-        return position, quat, stance
+        halves = {"left": slice(0, n), "right": slice(n, 2 * n)}
+        return ({side: world[h] for side, h in halves.items()}, {side: quat[h] for side, h in halves.items()},
+                {side: ~in_swing[h] for side, h in halves.items()})
 
 
 def _rotate_z(v: np.ndarray, angle) -> np.ndarray:

@@ -100,6 +100,21 @@ class StyleTables:
     cycle: dict[str, CurveTable]              # sample key → table
     upper_joints: tuple[str, ...]
 
+    def blended(self, weights: np.ndarray) -> tuple[dict[str, CurveTable], CurveTable]:
+        """Swing tables per side and the cycle table for weights over :data:`SAMPLE_KEYS` (one
+        matrix product per group: the tables' coefficients are stacked once per style)."""
+        stacks = self.__dict__.get("_stacks")
+        if stacks is None:
+            stacks = {name: (by_key[SAMPLE_KEYS[0]].breakpoints,
+                             np.stack([by_key[k].coefficients for k in SAMPLE_KEYS]))
+                      for name, by_key in (("left", self.swing["left"]), ("right", self.swing["right"]),
+                                           ("cycle", self.cycle))}
+            object.__setattr__(self, "_stacks", stacks)
+        out = {}
+        for name, (breakpoints, stack) in stacks.items():
+            out[name] = CurveTable(breakpoints, (weights @ stack.reshape(len(SAMPLE_KEYS), -1)).reshape(stack.shape[1:]))
+        return {"left": out["left"], "right": out["right"]}, out["cycle"]
+
     @classmethod
     def of(cls, style: Style) -> "StyleTables":
         cached = style.__dict__.get("_tables")
@@ -149,8 +164,7 @@ def blend(style: Style, velocity) -> BlendedGait:
     samples = [style.samples[k] for k in keys]
     tables = StyleTables.of(style)
     timing = GaitTiming.blend([s.timing for s in samples], w)
-    swing = {side: by_key[keys[0]].blend([by_key[k] for k in keys], w) for side, by_key in tables.swing.items()}
-    cycle = tables.cycle[keys[0]].blend([tables.cycle[k] for k in keys], w)
+    swing, cycle = tables.blended(np.array([dict(zip(keys, w)).get(k, 0.0) for k in SAMPLE_KEYS]))
     return BlendedGait(clamp_velocity(style, velocity), dict(zip(keys, w)), timing,
                        _blend_dataclass(Attributes, [s.attributes for s in samples], w), PhaseMap(timing),
                        swing, cycle, tables.upper_joints)

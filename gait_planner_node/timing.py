@@ -28,6 +28,10 @@ from biped_common.config import bounded
 
 EVENT_PHASES = np.array([0.0, 0.1, 0.5, 0.6, 1.0])
 EVENT_NAMES = ("right_touch_down", "left_lift_off", "left_touch_down", "right_lift_off", "cycle_end")
+EVENT_PHASES_LIST = EVENT_PHASES.tolist()
+_TABLE_PHASE = np.linspace(0.0, 1.0, 65)
+_TABLE_SEGMENT = np.minimum(np.searchsorted(EVENT_PHASES, _TABLE_PHASE, side="right") - 1, 3)
+_TABLE_U = _TABLE_PHASE - EVENT_PHASES[_TABLE_SEGMENT]
 MIN_SINGLE_SUPPORT_S = 0.15   # a swing shorter than this is a hop, not a step
 MIN_DOUBLE_SUPPORT_S = 0.02   # walking keeps both feet down for a moment
 MAX_INTERVAL_S = 2.0
@@ -75,24 +79,32 @@ class PhaseMap:
 
     def __init__(self, timing: GaitTiming):
         self.timing = timing
-        self.cycle_s = timing.cycle_s
-        self._times = timing.event_times_s()
-        h = np.diff(EVENT_PHASES)
-        secants = np.diff(self._times) / h
+        times = timing.event_times_s().tolist()
+        self.cycle_s = times[-1]
+        self._times = np.array(times)
+        # Plain floats on the four segments: this runs at every re-blend, so it is kept cheap.
+        h = [EVENT_PHASES_LIST[k + 1] - EVENT_PHASES_LIST[k] for k in range(4)]
+        secants = [(times[k + 1] - times[k]) / h[k] for k in range(4)]
         # Fritsch–Butland weighted harmonic mean of neighbouring secants; the cycle wraps, so the
         # slope at φ = 0 and φ = 1 uses the last and first segments (C¹ across cycles).
-        prev_h, prev_s = np.roll(h, 1), np.roll(secants, 1)
-        w1, w2 = 2 * h + prev_h, h + 2 * prev_h
-        slopes = (w1 + w2) / (w1 / prev_s + w2 / secants)
-        slopes = np.append(slopes, slopes[0])
+        slopes = []
+        for k in range(4):
+            w1, w2 = 2 * h[k] + h[k - 1], h[k] + 2 * h[k - 1]
+            slopes.append((w1 + w2) / (w1 / secants[k - 1] + w2 / secants[k]))
+        slopes.append(slopes[0])
         # Per segment, Ω(φ_k + u) = c0 + c1 u + c2 u² + c3 u³ (the Hermite cubic in power form).
-        t0, t1, m0, m1 = self._times[:-1], self._times[1:], slopes[:-1], slopes[1:]
-        c2 = (3 * (t1 - t0) / h - 2 * m0 - m1) / h
-        c3 = (m0 + m1 - 2 * (t1 - t0) / h) / (h * h)
-        self._poly = np.stack([t0, m0, c2, c3])
-        # A dense table of Ω for the inverse's starting point (two Newton steps then suffice).
-        self._table_phase = np.linspace(0.0, 1.0, 65)
-        self._table_time = self.time_s(self._table_phase)
+        poly = [[], [], [], []]
+        for k in range(4):
+            t0, t1, m0, m1 = times[k], times[k + 1], slopes[k], slopes[k + 1]
+            poly[0].append(t0)
+            poly[1].append(m0)
+            poly[2].append((3 * (t1 - t0) / h[k] - 2 * m0 - m1) / h[k])
+            poly[3].append((m0 + m1 - 2 * (t1 - t0) / h[k]) / (h[k] * h[k]))
+        self._poly = np.array(poly)
+        # A dense table of Ω for the inverse's starting point (a few Newton steps then suffice).
+        c = self._poly[:, _TABLE_SEGMENT]
+        self._table_time = ((c[3] * _TABLE_U + c[2]) * _TABLE_U + c[1]) * _TABLE_U + c[0]
+        self._table_phase = _TABLE_PHASE
 
     def _segment(self, phase: np.ndarray) -> np.ndarray:
         return np.minimum(np.maximum(np.searchsorted(EVENT_PHASES, phase, side="right") - 1, 0), 3)

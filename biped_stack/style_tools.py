@@ -120,8 +120,9 @@ def render(name_or_file: str, out_dir: str, robot_name: str = "humanoid") -> lis
         t = planner.gait.timing.event_times_s()
         cycle = t[-1]
         for side, (lo, td), y in (("left", (t[1], t[2]), row + 0.15), ("right", (t[3], t[4]), row - 0.15)):
-            stance = [(0.0, lo), (td, cycle - td)] if side == "left" else [(0.0, lo), (td, cycle - td)]
-            ax.broken_barh(stance, (y - 0.12, 0.24), color="tab:blue" if side == "left" else "tab:orange")
+            # Stance: from the cycle start to lift-off, and from touch-down to the cycle end.
+            ax.broken_barh([(0.0, lo), (td, cycle - td)], (y - 0.12, 0.24),
+                           color="tab:blue" if side == "left" else "tab:orange")
         ax.text(cycle + 0.01, row, f"{cycle:.2f} s", va="center", fontsize=7)
     ax.set_yticks(range(len(runs)), [r[0] for r in runs], fontsize=7)
     ax.set_xlabel("time in cycle [s] (bars: stance; left upper, right lower)")

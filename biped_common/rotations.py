@@ -132,8 +132,3 @@ def so3_log(rotation: np.ndarray) -> np.ndarray:
         return 2.0 * vec  # first order, exact in the limit
     angle = 2.0 * np.arctan2(s, q[0])
     return angle * vec / s
-
-
-def yaw_of(rotation: np.ndarray) -> float:
-    """Heading [rad] of a frame: the yaw of its x axis projected on the ground plane."""
-    return float(np.arctan2(rotation[1, 0], rotation[0, 0]))

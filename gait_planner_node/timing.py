@@ -27,7 +27,6 @@ import numpy as np
 from biped_common.config import bounded
 
 EVENT_PHASES = np.array([0.0, 0.1, 0.5, 0.6, 1.0])
-EVENT_NAMES = ("right_touch_down", "left_lift_off", "left_touch_down", "right_lift_off", "cycle_end")
 EVENT_PHASES_LIST = EVENT_PHASES.tolist()
 _TABLE_PHASE = np.linspace(0.0, 1.0, 65)
 _TABLE_SEGMENT = np.minimum(np.searchsorted(EVENT_PHASES, _TABLE_PHASE, side="right") - 1, 3)

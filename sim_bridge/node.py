@@ -37,6 +37,30 @@ LATCHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
 SIDES = ("left", "right")
 
 
+class SensorPublishers:
+    """Publishers of one sensor frame (IMU, foot wrenches, ground truth, joint states) under the
+    given topic names; the bridge and the mock ros2_control robot differ only in those names."""
+
+    def __init__(self, node: Node, robot, imu_topic: str, wrench_topic: str, truth_topic: str = "ground_truth/odom"):
+        self.robot = robot
+        self.joints = node.create_publisher(JointState, "joint_states", SENSOR_QOS)
+        self.imu = node.create_publisher(Imu, imu_topic, SENSOR_QOS)
+        self.wrench = {s: node.create_publisher(WrenchStamped, wrench_topic.format(side=s), SENSOR_QOS) for s in SIDES}
+        self.truth = node.create_publisher(Odometry, truth_topic, SENSOR_QOS)
+
+    def publish(self, frame: SensorFrame, truth=None, imu_std=(0.0, 0.0, 0.0)) -> None:
+        """Publish ``frame`` (and ``truth``, a BaseState, when given); ``imu_std`` = (gyro,
+        accel, orientation) standard deviations for the IMU covariances. Joint states go last:
+        controllers compute when the frame's joint state (and IMU) are in."""
+        d = self.robot.description
+        if truth is not None:
+            self.truth.publish(conv.odometry_message(truth, d.base_body))
+        self.imu.publish(conv.imu_message(frame.stamp_s, frame.imu, d.imu_site, *imu_std))
+        for side, wrench in frame.foot_wrenches.items():
+            self.wrench[side].publish(conv.wrench_message(frame.stamp_s, wrench, d.feet[side].sole_site))
+        self.joints.publish(conv.joint_state_message(frame))
+
+
 class SimBridgeNode(Node):
     """The robot side of the stack over ROS 2."""
 
@@ -47,11 +71,7 @@ class SimBridgeNode(Node):
         self.robot = load_robot(self.config.robot)
         self._default_kp = dict(zip(self.robot.joint_names, self.robot.kp))
         self._default_kd = dict(zip(self.robot.joint_names, self.robot.kd))
-        self._pub_joints = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
-        self._pub_imu = self.create_publisher(Imu, "imu", SENSOR_QOS)
-        self._pub_wrench = {s: self.create_publisher(WrenchStamped, f"foot/{s}/wrench", SENSOR_QOS)
-                            for s in SIDES}
-        self._pub_truth = self.create_publisher(Odometry, "ground_truth/odom", SENSOR_QOS)
+        self._sensors = SensorPublishers(self, self.robot, "imu", "foot/{side}/wrench")
         self._pub_status = self.create_publisher(DiagnosticArray, "diagnostics", LATCHED_QOS)
         self.create_subscription(JointTrajectory, "joint_commands", self._on_command, SENSOR_QOS)
         self.create_subscription(WrenchStamped, "push", self._on_push, 10)
@@ -101,20 +121,13 @@ class SimBridgeNode(Node):
 
     # -- outputs ------------------------------------------------------------------------------
     def _publish_state(self, frame: SensorFrame) -> None:
+        truth = None
         if self.config.backend == "mujoco":
             self._pub_clock.publish(conv.clock_message(frame.stamp_s))
             if self.config.publish_ground_truth:
-                self._pub_truth.publish(conv.odometry_message(self.bridge.backend.ground_truth(),
-                                                              self.robot.description.base_body))
-        noise = self.config
-        self._pub_imu.publish(conv.imu_message(frame.stamp_s, frame.imu, self.robot.description.imu_site,
-                                               noise.gyro_std_rad_s, noise.accel_std_m_s2,
-                                               noise.orientation_std_rad))
-        for side, wrench in frame.foot_wrenches.items():
-            self._pub_wrench[side].publish(conv.wrench_message(
-                frame.stamp_s, wrench, self.robot.description.feet[side].sole_site))
-        # Joint states last: controllers compute when the frame's joint state (and IMU) are in.
-        self._pub_joints.publish(conv.joint_state_message(frame))
+                truth = self.bridge.backend.ground_truth()
+        c = self.config
+        self._sensors.publish(frame, truth, (c.gyro_std_rad_s, c.accel_std_m_s2, c.orientation_std_rad))
 
     def _report_mode(self, mode: CommandMode) -> None:
         if mode == self._last_mode:
@@ -241,11 +254,7 @@ class MockRos2ControlRobot(Node):
         self.robot = load_robot(robot_name)
         self.backend = MujocoBackend(self.robot)
         self.arbiter = CommandArbiter(self.robot.joint_names, self.robot.kd, timeout_s=0.1)
-        self._pub_joints = self.create_publisher(JointState, "joint_states", SENSOR_QOS)
-        self._pub_imu = self.create_publisher(Imu, "imu_sensor_broadcaster/imu", SENSOR_QOS)
-        self._pub_wrench = {s: self.create_publisher(WrenchStamped, f"{s}_foot_ft/wrench", SENSOR_QOS)
-                            for s in SIDES}
-        self._pub_truth = self.create_publisher(Odometry, "ground_truth/odom", SENSOR_QOS)
+        self._sensors = SensorPublishers(self, self.robot, "imu_sensor_broadcaster/imu", "{side}_foot_ft/wrench")
         zeros = np.zeros(self.robot.n_joints)
         names = self.robot.joint_names
         self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["effort"], lambda m: self._on_command(
@@ -274,14 +283,10 @@ class MockRos2ControlRobot(Node):
             self.backend.advance(1.0 / self.rate_hz)
         frame = self.backend.measure()
         stamp = self.get_clock().now().nanoseconds * 1e-9
+        # A robot stamps with its own clock (wall time here), not the simulator's.
         frame = SensorFrame(stamp, frame.joint_names, frame.position_rad, frame.velocity_rad_s,
                             frame.effort_nm, frame.imu, frame.foot_wrenches)
-        self._pub_imu.publish(conv.imu_message(stamp, frame.imu, self.robot.description.imu_site))
-        for side, wrench in frame.foot_wrenches.items():
-            self._pub_wrench[side].publish(conv.wrench_message(stamp, wrench, self.robot.description.feet[side].sole_site))
-        truth = self.backend.ground_truth()
-        self._pub_truth.publish(conv.odometry_message(truth, self.robot.description.base_body))
-        self._pub_joints.publish(conv.joint_state_message(frame))
+        self._sensors.publish(frame, self.backend.ground_truth())
 
 
 def mock_robot_main() -> int:

@@ -11,7 +11,7 @@ import pinocchio as pin
 import pytest
 
 from biped_common.robot_model import (available_robots, load_robot, mujoco_to_pinocchio_q,
-                                      mujoco_to_pinocchio_v)
+                                      mujoco_to_pinocchio_v, pinocchio_to_mujoco_q, pinocchio_to_mujoco_v)
 from biped_common.rotations import quat_normalize, quat_to_matrix, skew
 
 TOL = 1e-6
@@ -52,6 +52,8 @@ def test_mujoco_and_pinocchio_agree(robot_name):
         md.qpos[:], md.qvel[:] = qpos, qvel
         mujoco.mj_forward(mj, md)
         q, v = mujoco_to_pinocchio_q(qpos), mujoco_to_pinocchio_v(qpos, qvel)
+        np.testing.assert_allclose(pinocchio_to_mujoco_q(q), qpos, atol=1e-15)
+        np.testing.assert_allclose(pinocchio_to_mujoco_v(q, v), qvel, atol=1e-12)
         t = velocity_map(qpos, mj.nv)
 
         com = pin.centerOfMass(pm, pd, q)

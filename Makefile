@@ -35,6 +35,7 @@ bench: $(STAMP)
 	$(PY) bench/sim_realtime_factor.py
 	$(PY) bench/dds_round_trip.py
 	$(PY) bench/gait_planner_tick.py
+	$(PY) bench/gait_node_rate.py
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

@@ -129,11 +129,11 @@ class PhaseMap:
         t = np.mod(np.asarray(time_s, dtype=float), self.cycle_s)
         k = np.minimum(np.maximum(np.searchsorted(self._times, t, side="right") - 1, 0), 3)
         lo, hi = EVENT_PHASES[k], EVENT_PHASES[k + 1]
-        phase = np.interp(t, self._table_time, self._table_phase)
+        c0, c1, c2, c3 = self._poly[:, k]
+        u = np.interp(t, self._table_time, self._table_phase) - lo
         for _ in range(30):  # safeguarded Newton on a monotone cubic; converges in a few steps
-            error = self.time_s(phase) - t
+            error = ((c3 * u + c2) * u + c1) * u + c0 - t
             if np.all(np.abs(error) < 1e-13):
                 break
-            step = error / self.rate(phase)
-            phase = np.minimum(np.maximum(phase - step, lo), hi)
-        return phase
+            u = np.minimum(np.maximum(u - error / ((3 * c3 * u + 2 * c2) * u + c1), 0.0), hi - lo)
+        return lo + u

@@ -53,7 +53,7 @@ from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOF
                                  MultiDOFJointTrajectoryPoint)
 
 from biped_common.errors import CommandError
-from biped_common.rotations import quat_to_matrix, quat_normalize
+from biped_common.rotations import quat_normalize, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
 
 WORLD_FRAME = "world"
@@ -339,7 +339,8 @@ def gait_reference_messages(stamp_s: float, reference) -> tuple[MultiDOFJointTra
 def gait_reference_arrays(poses: MultiDOFJointTrajectory, contacts: JointTrajectory) -> dict[str, np.ndarray]:
     """Decode the reference and contact messages into arrays: ``times_s`` (N,),
     ``pelvis_height_m`` (N,), ``pelvis_quat_wxyz`` (N, 4), ``<side>_sole_position_m`` (N, 3),
-    ``<side>_sole_quat_wxyz`` (N, 4), ``<side>_in_stance`` (N,) bool. ValueError when the
+    ``<side>_sole_quat_wxyz`` (N, 4), ``<side>_in_stance`` (N,) bool, ``body`` (N, 3): the
+    planner's body path x, y [m] and the pelvis yaw [rad]. ValueError when the
     messages do not match (frames, lengths, times)."""
     if tuple(poses.joint_names) != REFERENCE_FRAMES or tuple(contacts.joint_names) != CONTACT_NAMES:
         raise ValueError(f"unexpected frames {list(poses.joint_names)} / {list(contacts.joint_names)}")
@@ -351,7 +352,8 @@ def gait_reference_arrays(poses: MultiDOFJointTrajectory, contacts: JointTraject
         return (np.array([[t.translation.x, t.translation.y, t.translation.z] for t in tr]),
                 np.array([[t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z] for t in tr]))
     pelvis_position, pelvis_quat = arrays(0)
-    out = {"times_s": times, "pelvis_height_m": pelvis_position[:, 2], "pelvis_quat_wxyz": pelvis_quat}
+    out = {"times_s": times, "pelvis_height_m": pelvis_position[:, 2], "pelvis_quat_wxyz": pelvis_quat,
+           "body": np.column_stack([pelvis_position[:, :2], quats_yaw(pelvis_quat)])}
     for index, side in ((1, "left"), (2, "right")):
         out[f"{side}_sole_position_m"], out[f"{side}_sole_quat_wxyz"] = arrays(index)
         out[f"{side}_in_stance"] = np.array([p.positions[index - 1] > 0.5 for p in contacts.points])

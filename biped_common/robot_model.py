@@ -49,6 +49,32 @@ class FootFrames:
 
 
 @dataclass(frozen=True)
+class FootGeometry:
+    """Sole geometry in the sole frame [m]: heel and toe x, half width (from the robot model)."""
+
+    heel_x_m: float
+    toe_x_m: float
+    half_width_m: float
+
+    @classmethod
+    def from_robot(cls, robot) -> "FootGeometry":
+        """Heel/toe from the foot's sites (Pinocchio), half width from its contact spheres (MuJoCo)."""
+        model = robot.mj_model
+        foot = robot.description.feet["left"]
+        pm = robot.pin_model
+        pd = pm.createData()
+        pin.framesForwardKinematics(pm, pd, pin.neutral(pm))
+        sole = pd.oMf[pm.getFrameId(foot.sole_site)]
+        x = {name: (sole.inverse() * pd.oMf[pm.getFrameId(name)]).translation[0]
+             for name in (foot.heel_site, foot.toe_site)}
+        body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, foot.body)
+        spheres = [g for g in range(model.ngeom)
+                   if model.geom_bodyid[g] == body and model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
+        half_width = max(abs(model.geom_pos[g][1]) for g in spheres) if spheres else 0.04
+        return cls(float(x[foot.heel_site]), float(x[foot.toe_site]), float(half_width))
+
+
+@dataclass(frozen=True)
 class RobotDescription:
     """What the controllers need on top of the MJCF: frames, standing posture, joint gains."""
 

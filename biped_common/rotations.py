@@ -132,3 +132,10 @@ def so3_log(rotation: np.ndarray) -> np.ndarray:
         return 2.0 * vec  # first order, exact in the limit
     angle = 2.0 * np.arctan2(s, q[0])
     return angle * vec / s
+
+
+def quats_yaw(q_wxyz: np.ndarray) -> np.ndarray:
+    """Yaw [rad] (rotation about world z, ZYX convention) of quaternions (..., 4) (w, x, y, z)."""
+    q = np.asarray(q_wxyz, dtype=float)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))

@@ -18,6 +18,13 @@ foot touching down is placed at the body pose predicted for the middle of its co
 offset by the style's fore/aft offset, half the stance width and the splay, so over whole cycles
 the footholds advance exactly at the commanded velocity.
 
+The gait clock: the phase advances at rate κ ∈ [0, 1] times the gait's own. With
+``start_standing`` the planner starts with κ = 0 — both feet down, a standing robot — and on the
+first non-zero command κ rises to 1 through a critically damped filter (time constant
+``clock_time_constant_s``), so stepping starts without a jump in r(t) or its derivative. The
+preview runs on the clock too (clock time κ·t at preview time t): a standing planner previews
+standing.
+
 The command is smoothed by a critically damped second-order filter (time constant
 ``command_time_constant_s``) so r(t) and its time derivative stay continuous under step changes
 of the command; the preview assumes the current filtered velocity holds.
@@ -30,6 +37,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from biped_common.robot_model import FootGeometry
 from gait_planner_node.sampler import BlendedGait, blend
 from gait_planner_node.style import Style
 
@@ -52,34 +60,6 @@ def wrap_angle(angle):
 
 
 @dataclass(frozen=True)
-class FootGeometry:
-    """Sole geometry in the sole frame [m]: heel and toe x, half width (from the robot model)."""
-
-    heel_x_m: float
-    toe_x_m: float
-    half_width_m: float
-
-    @classmethod
-    def from_robot(cls, robot) -> "FootGeometry":
-        """Heel/toe from the foot's sites (Pinocchio), half width from its contact spheres (MuJoCo)."""
-        import mujoco
-        import pinocchio as pin
-        model = robot.mj_model
-        foot = robot.description.feet["left"]
-        pm = robot.pin_model
-        pd = pm.createData()
-        pin.framesForwardKinematics(pm, pd, pin.neutral(pm))
-        sole = pd.oMf[pm.getFrameId(foot.sole_site)]
-        x = {name: (sole.inverse() * pd.oMf[pm.getFrameId(name)]).translation[0]
-             for name in (foot.heel_site, foot.toe_site)}
-        body = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, foot.body)
-        spheres = [g for g in range(model.ngeom)
-                   if model.geom_bodyid[g] == body and model.geom_type[g] == mujoco.mjtGeom.mjGEOM_SPHERE]
-        half_width = max(abs(model.geom_pos[g][1]) for g in spheres) if spheres else 0.04
-        return cls(float(x[foot.heel_site]), float(x[foot.toe_site]), float(half_width))
-
-
-@dataclass(frozen=True)
 class PlannerConfig:
     """Robot-specific and timing settings of the planner (SI units)."""
 
@@ -90,12 +70,16 @@ class PlannerConfig:
     command_time_constant_s: float = 0.25
     preview_horizon_s: float = 2.0
     preview_dt_s: float = 0.04
+    start_standing: bool = True
+    clock_time_constant_s: float = 0.1
 
     def __post_init__(self):
         if len(self.upper_joint_names) != len(self.upper_posture_rad):
             raise ValueError("upper_joint_names and upper_posture_rad differ in length")
         if not 0.01 <= self.command_time_constant_s <= 5.0:
             raise ValueError("command_time_constant_s must be in [0.01, 5] s")
+        if not 0.01 <= self.clock_time_constant_s <= 2.0:
+            raise ValueError("clock_time_constant_s must be in [0.01, 2] s")
         if not 0.0 < self.preview_dt_s <= self.preview_horizon_s <= 10.0:
             raise ValueError("need 0 < preview_dt_s ≤ preview_horizon_s ≤ 10 s")
 
@@ -214,6 +198,9 @@ class GaitPlanner:
         self.command = np.zeros(3)
         self.velocity = np.zeros(3)
         self._velocity_rate = np.zeros(3)
+        self.clock_rate = 0.0 if config.start_standing else 1.0  # κ
+        self._clock_rate_rate = 0.0
+        self._clock_target = 0.0 if config.start_standing else 1.0
         self.gait: BlendedGait = blend(style, self.velocity)
         self._upper_index = {name: i for i, name in enumerate(config.upper_joint_names)}
         self._events_memo = None
@@ -231,6 +218,8 @@ class GaitPlanner:
         if velocity.shape != (3,) or not np.all(np.isfinite(velocity)):
             raise ValueError(f"velocity command must be 3 finite numbers, got {velocity}")
         self.command = velocity
+        if np.any(velocity != 0.0):
+            self._clock_target = 1.0  # walking starts with the first non-zero command
 
     def set_style(self, style: Style) -> None:
         """Switch style; the phase is kept, so the switch is continuous in phase."""
@@ -255,7 +244,13 @@ class GaitPlanner:
         if np.any(np.abs(self.velocity - self.gait.velocity) > 1e-9):  # re-blend only on change
             self.gait = blend(self.style, self.velocity)
         phase_map = self.gait.phase_map
-        cycle_time = float(phase_map.time_s(old_phase)) + dt_s
+        if self.clock_rate != self._clock_target or self._clock_rate_rate != 0.0:
+            w = 1.0 / self.config.clock_time_constant_s
+            self._clock_rate_rate += dt_s * (w * w * (self._clock_target - self.clock_rate) - 2 * w * self._clock_rate_rate)
+            self.clock_rate = min(max(self.clock_rate + dt_s * self._clock_rate_rate, 0.0), 1.0)
+            if abs(self.clock_rate - self._clock_target) < 1e-9 and abs(self._clock_rate_rate) < 1e-9:
+                self.clock_rate, self._clock_rate_rate = self._clock_target, 0.0
+        cycle_time = float(phase_map.time_s(old_phase)) + self.clock_rate * dt_s
         wrapped = cycle_time >= phase_map.cycle_s
         self.phase = float(phase_map.phase(cycle_time))
         self.time_s += dt_s
@@ -335,13 +330,14 @@ class GaitPlanner:
         t = np.atleast_1d(np.asarray(times_s, dtype=float))
         gait, phase_map = self.gait, self.gait.phase_map
         cycle = gait.timing.cycle_s
-        phase = phase_map.phase(phase_map.time_s(self.phase) + t)
+        clock = self.clock_rate * t  # gait-clock time of each preview time
+        phase = phase_map.phase(phase_map.time_s(self.phase) + clock)
         body = predict_body(self.body, self.velocity, t)
 
         footholds = []
         segments = {side: self._swing_segments(side, swings, cycle, footholds)
-                    for side, swings in self._events(float(t.max()) + cycle).items()}
-        feet_pos, feet_quat, stance = self._feet_poses(t, segments)
+                    for side, swings in self._events(float(clock.max()) + cycle).items()}
+        feet_pos, feet_quat, stance = self._feet_poses(clock, segments)
 
         cycle_curves = gait.cycle(phase)  # columns: PELVIS_CURVES, then the style's upper joints
         height, roll, pitch, yaw = (cycle_curves[:, i] for i in range(4))
@@ -351,7 +347,7 @@ class GaitPlanner:
         for column, joint in enumerate(gait.upper_joints):
             if joint in self._upper_index:
                 upper[:, self._upper_index[joint]] += cycle_curves[:, 4 + column]
-        footholds = tuple(sorted((f for f in footholds if 0.0 < f.time_s <= t.max()), key=lambda f: f.time_s))
+        footholds = tuple(sorted((f for f in footholds if 0.0 < f.time_s <= clock.max()), key=lambda f: f.time_s))
         return Reference(t, phase, pelvis_height, pelvis_quat, feet_pos, feet_quat, stance,
                          cfg.upper_joint_names, upper, body, footholds)
 
@@ -464,3 +460,17 @@ def _crossed(old: float, new: float, event: float, wrapped: bool) -> bool:
     if not wrapped:
         return old < event <= new
     return event > old or event <= new
+
+
+def reference_arrays(reference: Reference) -> dict[str, np.ndarray]:
+    """A :class:`Reference` as the arrays :func:`biped_common.conversions.gait_reference_arrays`
+    decodes from the messages (same keys), so in-process and DDS consumers share one code path;
+    plus ``body`` (N, 3) and ``upper_joints_rad`` (N, joints)."""
+    out = {"times_s": reference.times_s, "pelvis_height_m": reference.pelvis_height_m,
+           "pelvis_quat_wxyz": reference.pelvis_quat_wxyz, "body": reference.body,
+           "upper_joints_rad": reference.upper_joints_rad}
+    for side in SIDES:
+        out[f"{side}_sole_position_m"] = reference.foot_position_m[side]
+        out[f"{side}_sole_quat_wxyz"] = reference.foot_quat_wxyz[side]
+        out[f"{side}_in_stance"] = reference.in_stance[side]
+    return out

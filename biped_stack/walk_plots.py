@@ -1,0 +1,111 @@
+"""Plots of a walking run (see :func:`plot_all`); matplotlib with the Agg backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from biped_stack.scenario import body_velocity
+
+
+def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
+    if x.shape[0] < n:
+        return x
+    kernel = np.ones(n) / n
+    return np.column_stack([np.convolve(x[:, i], kernel, mode="same") for i in range(x.shape[1])])
+
+
+def plot_all(result, out: Path) -> list[Path]:
+    """velocity.png, com_cop.png, foot_heights.png, torques.png, solve_times.png in ``out``."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no plots")
+        return []
+    trace, log, scenario = result.trace, result.log, result.scenario
+    t = trace["time_s"]
+    files = []
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(out / name, dpi=110)
+        plt.close(fig)
+        files.append(out / name)
+
+    # Commanded vs achieved body velocity (achieved: 1 s moving average of the ground truth).
+    achieved = _moving_average(body_velocity(trace), 500)
+    commanded = np.array([scenario.command_at(x) for x in t])
+    fig, axes = plt.subplots(3, 1, figsize=(8, 6), sharex=True)
+    for i, (ax, label) in enumerate(zip(axes, ("vx [m/s]", "vy [m/s]", "ωz [rad/s]"))):
+        ax.plot(t, commanded[:, i], "k--", lw=1, label="commanded")
+        ax.plot(t, achieved[:, i], label="achieved (1 s mean)")
+        ax.set_ylabel(label)
+    for segment, start, end in scenario.windows():
+        for ax in axes:
+            ax.axvspan(start, end, color="g", alpha=0.06)
+    axes[0].legend(loc="upper right", fontsize=8)
+    axes[-1].set_xlabel("t [s] (shaded: steady-state windows)")
+    save(fig, "velocity.png")
+
+    # CoM and planned CoP vs the footprints (top view) and lateral over time.
+    com = np.array(log.com)
+    cop = np.array(log.cop_plan)
+    fig, (top, side) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [1.4, 1]})
+    for foot, colour in (("left", "tab:blue"), ("right", "tab:red")):
+        sole = trace[f"{foot}_sole_position_m"]
+        loaded = trace[f"{foot}_planned_stance"] & (trace[f"{foot}_normal_force_n"] > 20)
+        top.plot(sole[loaded, 0], sole[loaded, 1], ".", ms=1, color=colour, alpha=0.3, label=f"{foot} sole (stance)")
+    top.plot(cop[:, 1], cop[:, 2], lw=0.6, color="tab:orange", label="planned CoP")
+    top.plot(com[:, 1], com[:, 2], lw=1.2, color="k", label="CoM")
+    top.set_aspect("equal")
+    top.set_xlabel("x [m]")
+    top.set_ylabel("y [m]")
+    top.legend(fontsize=8)
+    window = (com[:, 0] >= 3.0) & (com[:, 0] < 6.0)
+    side.plot(com[window, 0], com[window, 2], "k", label="CoM y")
+    side.plot(cop[window, 0], cop[window, 2], color="tab:orange", label="planned CoP y")
+    tw = (t >= 3.0) & (t < 6.0)
+    for foot, colour in (("left", "tab:blue"), ("right", "tab:red")):
+        y = np.where(trace[f"{foot}_planned_stance"][tw], trace[f"{foot}_sole_position_m"][tw, 1], np.nan)
+        side.plot(t[tw], y, color=colour, lw=3, alpha=0.4, label=f"{foot} sole y in stance")
+    side.set_xlabel("t [s]")
+    side.set_ylabel("y [m]")
+    side.legend(fontsize=7)
+    save(fig, "com_cop.png")
+
+    fig, ax = plt.subplots(figsize=(8, 3))
+    for foot in ("left", "right"):
+        ax.plot(t, trace[f"{foot}_sole_position_m"][:, 2] * 100, label=foot)
+    ax.set_xlabel("t [s]")
+    ax.set_ylabel("sole height [cm]")
+    ax.legend()
+    save(fig, "foot_heights.png")
+
+    if log.torques:
+        torques = np.array(log.torques)
+        from biped_common.robot_model import load_robot
+        robot = load_robot(result.metrics["robot"])
+        ratio = np.abs(torques[:, 1:]) / robot.torque_limit_nm
+        fig, ax = plt.subplots(figsize=(8, 3.5))
+        worst = np.argsort(ratio.max(axis=0))[-6:]
+        for j in worst:
+            ax.plot(torques[:, 0], ratio[:, j], lw=0.7, label=robot.joint_names[j])
+        ax.axhline(1.0, color="k", ls="--", lw=0.8, label="limit")
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel("|τ| / τ_max")
+        ax.set_title("joint torques vs limits (the six closest to their limit)")
+        ax.legend(fontsize=7, ncol=2)
+        save(fig, "torques.png")
+
+    fig, ax = plt.subplots(figsize=(7, 3))
+    for samples, label in ((log.wbc_solve_s, "WBC tick (500 Hz)"), (log.mpc_solve_s, "MPC solve (125 Hz)")):
+        if samples:
+            ax.hist(np.asarray(samples) * 1e3, bins=80, alpha=0.6, label=label)
+    ax.set_xlabel("time [ms]")
+    ax.set_yscale("log")
+    ax.legend()
+    save(fig, "solve_times.png")
+    return files

@@ -1,0 +1,271 @@
+"""CoM/CoP model-predictive control on the linear inverted pendulum, as a sparse QP (OSQP).
+
+Model (Kajita 2003, linear inverted pendulum; Wieber 2006, "Trajectory free linear model
+predictive control for stable walking in the presence of strong perturbations"): per horizontal
+axis the CoM c at constant height h moves as c̈ = ω²(c − z), ω = √(g/h), with z the CoP (ZMP).
+The CoP is the input, piecewise constant over steps of dt. In the pendulum's eigen-coordinates
+— the divergent component of motion ξ = c + ċ/ω (Englsberger 2015) and the convergent one
+s = c − ċ/ω — the exact discretization is, with a = e^{−ω dt} < 1,
+
+    s_{k+1} = a s_k + (1 − a) z_k        (stable forward)
+    ξ_k     = a ξ_{k+1} + (1 − a) z_k    (ξ̇ = ω(ξ − z) is unstable forward, stable backward)
+
+Both rows are contractions, so the sparse equality matrix stays well conditioned over a 2 s
+horizon (e^{ωT} ≈ 4·10³ here): written with the usual (c, ċ) transition matrix OSQP reported
+false primal infeasibility on feasible problems.
+
+QP (cost terms after Herdt et al. 2010, "Online walking motion generation with automatic
+footstep placement"): over the preview minimise
+
+    ½ Σ_k w_cop |z_k − z_ref,k|² + w_vel |ċ_{k+1} − v_ref,k+1|² + w_dcop |z_k − z_{k−1}|²,
+    ċ = ω(ξ − s)/2
+
+subject to the dynamics (equalities, kept *sparse*: states and CoPs are all decision variables),
+x_0 = the measured CoM state, and z_k inside the support polygon of the planned contacts at the
+middle of its step (:mod:`mpc_node.support`; the hull of both soles in double support). CoM and
+CoP are optimized jointly. With the CoP as input (rather than the CoM jerk) every row is well
+scaled, which OSQP needs. Frames: world, metres.
+
+The QP is set up once and updated in place each solve (OSQP warm start); a failed solve keeps
+the previous plan, which continues in time (``MpcResult.ok`` is False and the reason is in
+``status``): the caller logs it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import osqp
+from scipy import sparse
+
+from biped_common.config import bounded
+from biped_common.robot_model import FootGeometry
+from mpc_node.support import MAX_EDGES, SupportSchedule, support_polygons
+
+GRAVITY_M_S2 = 9.81
+NX = 4  # (ξx, sx, ξy, sy): divergent and convergent components per axis
+NU = 2  # (zx, zy): the CoP
+# The initial DCM is pinned by a stiff cost instead of an equality: when the measured DCM cannot
+# be caught by CoPs inside the planned supports over the horizon (the robot was pushed, or a
+# step landed badly), a hard equality leaves only solutions that explode like e^{ωT}, and OSQP
+# then (correctly, to its tolerance) reports the problem infeasible. The cost keeps the plan
+# bounded; the WBC's CoM feedback closes the remaining gap. 1 mm of DCM mismatch costs as much
+# as a 10 cm CoP error.
+INITIAL_DCM_WEIGHT = 1e4
+
+
+@dataclass(frozen=True)
+class MpcConfig:
+    """Horizon, weights and margins of the CoM MPC (SI units)."""
+
+    dt_s: float = bounded(0.01, 0.5, "s", "preview step")
+    steps: int = bounded(5, 100, "", "preview steps (horizon = dt · steps)")
+    com_height_m: float = bounded(0.1, 3.0, "m", "CoM height of the pendulum")
+    weight_cop: float = bounded(0.0, 1e6, "", "CoP tracking weight [1/m²]")
+    weight_velocity: float = bounded(0.0, 1e6, "", "CoM velocity tracking weight [s²/m²]")
+    weight_cop_rate: float = bounded(1e-9, 1e6, "", "CoP step-to-step change weight [1/m²]")
+    support_margin_m: float = bounded(0.0, 0.05, "m", "sole rectangle shrink")
+
+    @classmethod
+    def default(cls, com_height_m: float) -> "MpcConfig":
+        """2 s preview at 50 ms steps (≈4 steps of a 1 s cycle)."""
+        return cls(dt_s=0.05, steps=40, com_height_m=com_height_m, weight_cop=1.0,
+                   weight_velocity=0.1, weight_cop_rate=0.5, support_margin_m=0.015)
+
+    @property
+    def omega_per_s(self) -> float:
+        """ω = √(g/h) [1/s], the pendulum's natural frequency."""
+        return float(np.sqrt(GRAVITY_M_S2 / self.com_height_m))
+
+
+@dataclass(frozen=True)
+class ComPlan:
+    """A CoM trajectory: states (N+1, 4) = (cx, ċx, cy, ċy) at ``start_s + k·dt_s`` and the CoP
+    (N, 2) held over each step."""
+
+    start_s: float
+    dt_s: float
+    states: np.ndarray
+    cop: np.ndarray
+    omega_per_s: float
+
+    def at(self, time_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """CoM position [m], velocity [m/s], acceleration [m/s²] (2,) each at absolute ``time_s``,
+        exact on the pendulum within the plan (the last step's CoP is held beyond it)."""
+        t = max(time_s - self.start_s, 0.0)
+        k = min(int(t // self.dt_s), self.cop.shape[0] - 1)
+        tau, w = t - k * self.dt_s, self.omega_per_s
+        x = self.states[k]
+        c0, v0, z = x[[0, 2]], x[[1, 3]], self.cop[k]
+        ch, sh = np.cosh(w * tau), np.sinh(w * tau)
+        c = z + (c0 - z) * ch + v0 / w * sh
+        v = (c0 - z) * w * sh + v0 * ch
+        return c, v, w * w * (c - z)
+
+    def cop_at(self, time_s: float) -> np.ndarray:
+        """The planned CoP (2,) at absolute ``time_s``."""
+        k = int(np.clip((time_s - self.start_s) // self.dt_s, 0, self.cop.shape[0] - 1))
+        return self.cop[k]
+
+
+@dataclass(frozen=True)
+class MpcResult:
+    """One solve: the plan (new, or the previous one when the solve failed), whether it is new,
+    OSQP's status, the solve time [s] and the CoP reference (N, 2) it tracked."""
+
+    plan: ComPlan
+    ok: bool
+    status: str
+    solve_time_s: float
+    cop_reference: np.ndarray
+
+
+def to_components(com_state: np.ndarray, omega: float) -> np.ndarray:
+    """(cx, ċx, cy, ċy) → (ξx, sx, ξy, sy)."""
+    c, v = com_state[[0, 2]], com_state[[1, 3]]
+    xi, s = c + v / omega, c - v / omega
+    return np.array([xi[0], s[0], xi[1], s[1]])
+
+
+def from_components(components: np.ndarray, omega: float) -> np.ndarray:
+    """(…, 4) (ξx, sx, ξy, sy) → (…, 4) (cx, ċx, cy, ċy)."""
+    xi, s = components[..., [0, 2]], components[..., [1, 3]]
+    c, v = (xi + s) / 2, omega * (xi - s) / 2
+    return np.stack([c[..., 0], v[..., 0], c[..., 1], v[..., 1]], axis=-1)
+
+
+class ComMpc:
+    """The QP above, built once (fixed sparsity) and re-solved with new data each tick."""
+
+    def __init__(self, config: MpcConfig, foot: FootGeometry):
+        self.config = config
+        self.foot = foot
+        n = config.steps
+        self._nx = NX * (n + 1)
+        self._nvar = self._nx + NU * n
+        self._decay = float(np.exp(-config.omega_per_s * config.dt_s))
+        self._eq = self._equality_matrix()
+        self._n_eq = self._eq.shape[0]
+        # CoP rows: for step k and edge e, a·z_k ≤ b.
+        rows = np.repeat(np.arange(n * MAX_EDGES), 2)
+        cols = np.concatenate([[self._nx + NU * k, self._nx + NU * k + 1] * MAX_EDGES for k in range(n)])
+        self._cop_rows, self._cop_cols = rows, cols
+        self._solver = osqp.OSQP()
+        lower = np.concatenate([np.zeros(self._n_eq), -np.inf * np.ones(n * MAX_EDGES)])
+        upper = np.concatenate([np.zeros(self._n_eq), np.ones(n * MAX_EDGES)])
+        self._solver.setup(self._cost_matrix(), np.zeros(self._nvar),
+                           sparse.vstack([self._eq, self._cop_matrix(np.ones((n, MAX_EDGES, 2)))], format="csc"),
+                           lower, upper, verbose=False, warm_starting=True, polishing=False,
+                           eps_abs=1e-6, eps_rel=1e-6, max_iter=4000)
+        self._last: ComPlan | None = None
+
+    # -- construction --------------------------------------------------------------------------
+    def _cost_matrix(self) -> sparse.csc_matrix:
+        cfg, n = self.config, self.config.steps
+        # Velocity ċ = ω(ξ − s)/2 per axis: w_vel (ω/2)² [[1, −1], [−1, 1]].
+        half = cfg.omega_per_s / 2
+        per_axis = cfg.weight_velocity * half * half * np.array([[1.0, -1.0], [-1.0, 1.0]])
+        initial = np.diag([INITIAL_DCM_WEIGHT, 0.0, INITIAL_DCM_WEIGHT, 0.0])
+        states = sparse.block_diag([initial] + [np.kron(np.eye(2), per_axis)] * n)
+        # CoP: w_cop I + w_dcop DᵀD with D the step-to-step difference (z_{-1} is the current
+        # CoP, a linear term).
+        d = sparse.diags([np.ones(n), -np.ones(n - 1)], [0, -1])
+        cop_axis = cfg.weight_cop * sparse.eye(n) + cfg.weight_cop_rate * (d.T @ d)
+        cops = sparse.kron(cop_axis, sparse.eye(NU))
+        return sparse.triu(sparse.block_diag([states, cops]), format="csc")
+
+    def _equality_matrix(self) -> sparse.csc_matrix:
+        """Rows: the initial components, then per step and axis the s and ξ recursions."""
+        n, a = self.config.steps, self._decay
+        rows, cols, vals = list(range(NX)), list(range(NX)), [1.0] * NX
+        r = NX
+        for k in range(n):
+            for axis in range(2):
+                xi_k, s_k = NX * k + 2 * axis, NX * k + 2 * axis + 1
+                xi_next, s_next = xi_k + NX, s_k + NX
+                z = self._nx + NU * k + axis
+                # s_{k+1} − a s_k − (1 − a) z_k = 0
+                rows += [r, r, r]
+                cols += [s_next, s_k, z]
+                vals += [1.0, -a, -(1.0 - a)]
+                # ξ_k − a ξ_{k+1} − (1 − a) z_k = 0
+                rows += [r + 1, r + 1, r + 1]
+                cols += [xi_k, xi_next, z]
+                vals += [1.0, -a, -(1.0 - a)]
+                r += 2
+        return sparse.csc_matrix((vals, (rows, cols)), shape=(r, self._nvar))
+
+    def _cop_matrix(self, normals: np.ndarray) -> sparse.csc_matrix:
+        """CoP constraint rows for outward normals (N, MAX_EDGES, 2); structural entries kept
+        even when a normal component is zero, so the pattern never changes."""
+        data = normals.reshape(-1)
+        data = np.where(data == 0.0, 1e-12, data)  # a negligible tilt keeps the entry structural
+        shape = (self.config.steps * MAX_EDGES, self._nvar)
+        return sparse.csc_matrix((data, (self._cop_rows, self._cop_cols)), shape=shape)
+
+    # -- solve ---------------------------------------------------------------------------------
+    def solve(self, now_s: float, com_state: np.ndarray, current_cop: np.ndarray,
+              schedule: SupportSchedule, velocity_reference: np.ndarray) -> MpcResult:
+        """Plan from the CoM state (cx, ċx, cy, ċy) [m, m/s] and CoP (2,) [m] at ``now_s`` [s].
+        ``schedule`` holds times relative to now; each MPC step takes the contacts at the latest
+        schedule time ≤ its middle. ``velocity_reference`` is (len(schedule), 2): the world-frame
+        CoM velocity [m/s] wanted at the schedule's times. Non-finite input → ValueError."""
+        cfg, n = self.config, self.config.steps
+        com_state = np.asarray(com_state, dtype=float)
+        current_cop = np.asarray(current_cop, dtype=float)
+        if com_state.shape != (NX,) or not np.all(np.isfinite(com_state)):
+            raise ValueError(f"CoM state must be 4 finite numbers, got {com_state}")
+        if current_cop.shape != (2,) or not np.all(np.isfinite(current_cop)):
+            raise ValueError(f"CoP must be 2 finite numbers, got {current_cop}")
+        velocity_reference = np.asarray(velocity_reference, dtype=float)
+        if velocity_reference.shape != (schedule.times_s.size, 2) or not np.all(np.isfinite(velocity_reference)):
+            raise ValueError("velocity reference must be finite with one row per schedule time")
+        middles = cfg.dt_s * (np.arange(n) + 0.5)
+        index = np.clip(np.searchsorted(schedule.times_s, middles, side="right") - 1, 0, schedule.times_s.size - 1)
+        sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
+                              schedule.left_pose[index], schedule.right_pose[index])
+        normals, offsets, centres = support_polygons(sub, self.foot, cfg.support_margin_m)
+        ends = cfg.dt_s * np.arange(1, n + 1)
+        v_ref = np.stack([np.interp(ends, schedule.times_s, velocity_reference[:, i]) for i in range(2)], axis=1)
+
+        q = np.zeros(self._nvar)
+        states = q[NX:self._nx].reshape(n, 2, 2)  # (step, axis, [ξ, s])
+        half = cfg.omega_per_s / 2
+        states[:, :, 0] = -cfg.weight_velocity * half * v_ref
+        states[:, :, 1] = cfg.weight_velocity * half * v_ref
+        initial = to_components(com_state, cfg.omega_per_s)
+        cops = q[self._nx:].reshape(n, 2)
+        cops[:] = -cfg.weight_cop * centres
+        cops[0] -= cfg.weight_cop_rate * current_cop
+        q[[0, 2]] = -INITIAL_DCM_WEIGHT * initial[[0, 2]]
+        free = np.array([True, False, True, False])  # ξ_0 by cost (INITIAL_DCM_WEIGHT), s_0 pinned
+        lower = np.concatenate([np.where(free, -np.inf, initial), np.zeros(self._n_eq - NX),
+                                -np.inf * np.ones(n * MAX_EDGES)])
+        upper = np.concatenate([np.where(free, np.inf, initial), np.zeros(self._n_eq - NX), offsets.ravel()])
+        ax = sparse.vstack([self._eq, self._cop_matrix(normals)], format="csc").data  # setup's pattern
+        start = time.perf_counter()
+        self._solver.update(q=q, l=lower, u=upper, Ax=ax)
+        result = self._solver.solve()
+        elapsed = time.perf_counter() - start
+        x = result.x
+        ok = result.info.status_val in (1, 2) and x is not None and bool(np.all(np.isfinite(x)))
+        if ok:
+            states = from_components(x[:self._nx].reshape(n + 1, NX), cfg.omega_per_s)
+            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU), cfg.omega_per_s)
+            self._last = plan
+        else:
+            plan = self._fallback_plan(now_s, com_state)
+        return MpcResult(plan, ok, str(result.info.status), elapsed, centres)
+
+    def _fallback_plan(self, now_s: float, com_state: np.ndarray) -> ComPlan:
+        """The last plan (:meth:`ComPlan.at` continues it in time), or — before any success — a
+        plan holding the CoP under the CoM."""
+        if self._last is not None:
+            return self._last
+        n = self.config.steps
+        still = com_state.copy()
+        still[[1, 3]] = 0.0
+        return ComPlan(now_s, self.config.dt_s, np.tile(still, (n + 1, 1)), np.tile(still[[0, 2]], (n, 1)),
+                       self.config.omega_per_s)

@@ -1,0 +1,107 @@
+"""Support polygons of a contact schedule, as half-planes on the ground (world frame, metres).
+
+A foot in stance supports the CoP over its sole rectangle (heel to toe, ± half width, shrunk by
+a safety margin); in double support the polygon is the convex hull of both rectangles. Every
+polygon is returned as exactly :data:`MAX_EDGES` half-planes a·p ≤ b (edges repeated to pad), so
+the MPC's constraint matrix keeps one sparsity pattern from solve to solve (OSQP warm start and
+in-place updates need that).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from biped_common.robot_model import FootGeometry
+
+MAX_EDGES = 8  # the hull of two rectangles has at most 8 edges
+
+
+@dataclass(frozen=True)
+class SupportSchedule:
+    """Contacts over a preview: times [s] (N,), per foot the stance flag (N,) and the sole's planar
+    pose x, y [m], yaw [rad] (N, 3) in the world."""
+
+    times_s: np.ndarray
+    left_stance: np.ndarray
+    right_stance: np.ndarray
+    left_pose: np.ndarray
+    right_pose: np.ndarray
+
+    def __post_init__(self):
+        n = np.asarray(self.times_s).size
+        for name in ("left_stance", "right_stance"):
+            if np.asarray(getattr(self, name)).shape != (n,):
+                raise ValueError(f"{name} must have shape ({n},)")
+        for name in ("left_pose", "right_pose"):
+            pose = np.asarray(getattr(self, name), dtype=float)
+            if pose.shape != (n, 3) or not np.all(np.isfinite(pose)):
+                raise ValueError(f"{name} must be finite with shape ({n}, 3)")
+        if not np.all(np.isfinite(self.times_s)):
+            raise ValueError("times_s must be finite")
+
+
+def sole_corners(pose: np.ndarray, foot: FootGeometry, margin_m: float) -> np.ndarray:
+    """The four corners (4, 2) of a sole rectangle at planar pose (x, y, yaw), shrunk by margin."""
+    x0, x1 = foot.heel_x_m + margin_m, foot.toe_x_m - margin_m
+    w = max(foot.half_width_m - margin_m, 1e-3)
+    local = np.array([[x0, -w], [x1, -w], [x1, w], [x0, w]])
+    c, s = np.cos(pose[2]), np.sin(pose[2])
+    return local @ np.array([[c, s], [-s, c]]) + pose[:2]
+
+
+def convex_hull(points: np.ndarray) -> np.ndarray:
+    """Counter-clockwise convex hull (Andrew's monotone chain) of points (n, 2)."""
+    pts = sorted(map(tuple, np.round(points, 12)))
+    if len(pts) <= 2:
+        return np.array(pts)
+
+    def half(sequence):
+        chain = []
+        for p in sequence:
+            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
+                                       - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
+                chain.pop()
+            chain.append(p)
+        return chain
+    lower, upper = half(pts), half(reversed(pts))
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def half_planes(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Half-planes (A (MAX_EDGES, 2), b (MAX_EDGES,)) with A p ≤ b inside a CCW convex polygon;
+    outward unit normals; padded by repeating the first edge."""
+    edges = np.roll(polygon, -1, axis=0) - polygon
+    normals = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    offsets = np.einsum("ij,ij->i", normals, polygon)
+    if len(normals) > MAX_EDGES:
+        raise ValueError(f"support polygon with {len(normals)} edges (at most {MAX_EDGES})")
+    pad = MAX_EDGES - len(normals)
+    return (np.vstack([normals, np.repeat(normals[:1], pad, axis=0)]),
+            np.concatenate([offsets, np.repeat(offsets[:1], pad)]))
+
+
+def support_polygons(schedule: SupportSchedule, foot: FootGeometry, margin_m: float = 0.01):
+    """Per schedule time: half-planes (N, MAX_EDGES, 2), (N, MAX_EDGES) and the polygon's centroid
+    (N, 2) (the CoP reference). A time with no foot in stance (a planner flight phase, which
+    walking styles cannot represent) raises ValueError."""
+    n = schedule.times_s.size
+    normals, offsets, centres = np.empty((n, MAX_EDGES, 2)), np.empty((n, MAX_EDGES)), np.empty((n, 2))
+    cache = {}
+    for k in range(n):
+        corners = []
+        if schedule.left_stance[k]:
+            corners.append(sole_corners(schedule.left_pose[k], foot, margin_m))
+        if schedule.right_stance[k]:
+            corners.append(sole_corners(schedule.right_pose[k], foot, margin_m))
+        if not corners:
+            raise ValueError(f"no foot in stance at t = {schedule.times_s[k]:.3f} s")
+        points = np.vstack(corners)
+        key = points.round(6).tobytes()
+        if key not in cache:
+            hull = convex_hull(points) if len(corners) > 1 else points
+            cache[key] = (*half_planes(hull), hull.mean(axis=0))
+        normals[k], offsets[k], centres[k] = cache[key]
+    return normals, offsets, centres

@@ -1,0 +1,52 @@
+"""The WBC's reference at one instant, from gait-reference arrays and the MPC's CoM plan."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wbc_node.wbc import SIDES, FootTarget, WbcReference
+
+
+def sample_arrays(arrays: dict[str, np.ndarray], times_s: np.ndarray) -> dict[str, np.ndarray]:
+    """The reference arrays linearly interpolated at ``times_s`` (relative to the arrays' own
+    time origin); stance flags taken from the latest sample at or before each time (quaternions
+    are interpolated component-wise then normalized: the samples are close)."""
+    t = np.asarray(times_s, dtype=float)
+    src = np.asarray(arrays["times_s"], dtype=float)
+    out = {"times_s": t}
+    index = np.clip(np.searchsorted(src, t + 1e-9, side="right") - 1, 0, src.size - 1)
+    for key, value in arrays.items():
+        if key == "times_s":
+            continue
+        value = np.asarray(value)
+        if value.dtype == bool:
+            out[key] = value[index]
+            continue
+        flat = value.reshape(src.size, -1)
+        sampled = np.empty((t.size, flat.shape[1]))
+        for i in range(flat.shape[1]):
+            sampled[:, i] = np.interp(t, src, flat[:, i])
+        if key.endswith("quat_wxyz"):
+            sampled /= np.linalg.norm(sampled, axis=1, keepdims=True)
+        out[key] = sampled.reshape((t.size,) + value.shape[1:])
+    return out
+
+
+def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample, joint_posture_rad: np.ndarray,
+                  upper_index: np.ndarray | None = None) -> WbcReference:
+    """The reference at ``samples``' first time, with rates and accelerations by finite
+    differences over its first three samples (spaced ``step_s`` [s]). ``com_plan_sample`` is
+    (position, velocity, acceleration) of the horizontal CoM from the MPC plan. Upper-body joint
+    angles from the samples replace ``joint_posture_rad`` at ``upper_index`` (robot order)."""
+    feet = {}
+    for side in SIDES:
+        p = samples[f"{side}_sole_position_m"]
+        feet[side] = FootTarget(bool(samples[f"{side}_in_stance"][0]), p[0], (p[1] - p[0]) / step_s,
+                                (p[2] - 2 * p[1] + p[0]) / step_s**2, samples[f"{side}_sole_quat_wxyz"][0])
+    posture = np.array(joint_posture_rad, dtype=float)
+    if upper_index is not None and "upper_joints_rad" in samples and samples["upper_joints_rad"].shape[1]:
+        posture[upper_index] = samples["upper_joints_rad"][0]
+    height = samples["pelvis_height_m"]
+    c, v, a = com_plan_sample
+    return WbcReference(np.asarray(c), np.asarray(v), np.asarray(a), float(height[0]),
+                        float((height[1] - height[0]) / step_s), samples["pelvis_quat_wxyz"][0], feet, posture)

@@ -1,0 +1,276 @@
+"""Whole-body controller: optimization-based inverse dynamics on Pinocchio (one QP per tick).
+
+After Koolen et al. 2016 ("Design of a momentum-based control framework and application to the
+humanoid robot Atlas") and the TSID formulation: the decision variables are the generalized
+accelerations v̇ (nv) and the ground-reaction forces f of four contact points per stance foot
+(the sole's heel and toe corners, 3 components each, world axes). The QP
+
+    min  Σ_i w_i |J_i v̇ + J̇_i v − a*_i|² + ε_v |v̇|² + ε_f |f|²
+    s.t. M_b v̇ + h_b = J_c,bᵀ f                       (floating-base rows of the dynamics)
+         J_foot v̇ + J̇_foot v = −K_d v_foot             (each stance foot does not move)
+         f_z ≥ f_min,  |f_x|, |f_y| ≤ μ/√2 · f_z       (linearized Coulomb cone, unilateral)
+         |M_j v̇ + h_j − J_c,jᵀ f| ≤ τ_max              (joint torque limits)
+
+holds CoP limits implicitly (the CoP of non-negative corner forces lies inside the sole). Tasks
+a*_i are PD laws on: CoM horizontal (from the MPC: c̈_ref + Kp e + Kd ė), pelvis height and
+orientation, swing-foot pose, joint posture (upper body from the gait reference). The joint
+torques τ = M_j v̇ + h_j − J_c,jᵀ f are the output, with position/velocity setpoints integrated
+from v̇ for drivers that close their own loop.
+
+Frames: Pinocchio's free-flyer conventions (base linear and angular velocity in base axes);
+Jacobians in LOCAL_WORLD_ALIGNED (world axes at the frame origin). Units SI.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pinocchio as pin
+
+from biped_common.config import bounded
+from biped_common.robot_model import FootGeometry, RobotModel
+from biped_common.rotations import quat_to_matrix, skew, so3_log
+from wbc_node.qp import QpSolution, solve_qp
+
+SIDES = ("left", "right")
+LWA = pin.LOCAL_WORLD_ALIGNED
+
+
+@dataclass(frozen=True)
+class WbcGains:
+    """Task weights and PD gains (stiffness [1/s²], damping [1/s])."""
+
+    com_weight: float = bounded(0.0, 1e6, "", "CoM task weight")
+    com_kp: float = bounded(0.0, 1e4, "1/s²")
+    com_kd: float = bounded(0.0, 1e3, "1/s")
+    pelvis_weight: float = bounded(0.0, 1e6, "")
+    pelvis_kp: float = bounded(0.0, 1e4, "1/s²")
+    pelvis_kd: float = bounded(0.0, 1e3, "1/s")
+    swing_weight: float = bounded(0.0, 1e6, "")
+    swing_kp: float = bounded(0.0, 1e4, "1/s²")
+    swing_kd: float = bounded(0.0, 1e3, "1/s")
+    posture_weight: float = bounded(0.0, 1e6, "")
+    upper_weight: float = bounded(0.0, 1e6, "")
+    posture_kp: float = bounded(0.0, 1e4, "1/s²")
+    posture_kd: float = bounded(0.0, 1e3, "1/s")
+    stance_kd: float = bounded(0.0, 1e3, "1/s", "stance-foot velocity damping")
+    friction: float = bounded(0.05, 2.0, "", "Coulomb friction coefficient μ")
+    min_normal_force_n: float = bounded(0.0, 100.0, "N")
+    acceleration_regularization: float = bounded(1e-9, 1.0, "")
+    force_regularization: float = bounded(1e-9, 1.0, "")
+
+    @classmethod
+    def default(cls) -> "WbcGains":
+        return cls(com_weight=10.0, com_kp=60.0, com_kd=15.0,
+                   pelvis_weight=10.0, pelvis_kp=100.0, pelvis_kd=20.0,
+                   swing_weight=10.0, swing_kp=400.0, swing_kd=40.0,
+                   posture_weight=0.05, upper_weight=1.0, posture_kp=100.0, posture_kd=20.0,
+                   stance_kd=20.0, friction=0.6, min_normal_force_n=1.0,
+                   acceleration_regularization=1e-5, force_regularization=1e-5)
+
+
+@dataclass(frozen=True)
+class FootTarget:
+    """A foot's reference at this instant: in stance or not; sole position [m], velocity [m/s],
+    acceleration [m/s²] and orientation (w, x, y, z) in the world (used when swinging)."""
+
+    in_stance: bool
+    position_m: np.ndarray
+    velocity_m_s: np.ndarray
+    acceleration_m_s2: np.ndarray
+    quat_wxyz: np.ndarray
+
+
+@dataclass(frozen=True)
+class WbcReference:
+    """Everything the WBC tracks at one instant (world frame, SI)."""
+
+    com_position_m: np.ndarray      # (2,) horizontal, from the MPC
+    com_velocity_m_s: np.ndarray    # (2,)
+    com_acceleration_m_s2: np.ndarray  # (2,)
+    pelvis_height_m: float
+    pelvis_height_rate_m_s: float
+    pelvis_quat_wxyz: np.ndarray
+    feet: dict[str, FootTarget]
+    joint_posture_rad: np.ndarray   # all joints, robot order (legs: standing posture; upper: reference)
+
+    def finite(self) -> bool:
+        """Whether every number in the reference is finite (a NaN must never reach the QP)."""
+        arrays = [self.com_position_m, self.com_velocity_m_s, self.com_acceleration_m_s2,
+                  [self.pelvis_height_m, self.pelvis_height_rate_m_s], self.pelvis_quat_wxyz,
+                  self.joint_posture_rad]
+        for foot in self.feet.values():
+            arrays += [foot.position_m, foot.velocity_m_s, foot.acceleration_m_s2, foot.quat_wxyz]
+        return all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in arrays)
+
+
+@dataclass(frozen=True)
+class WbcOutput:
+    """One tick's result: joint torques [N·m], accelerations v̇, contact forces per stance foot
+    (4, 3) [N, world axes], the QP status and its solve time [s]."""
+
+    ok: bool
+    status: str
+    torque_nm: np.ndarray
+    acceleration: np.ndarray
+    contact_forces_n: dict[str, np.ndarray]
+    solve_time_s: float
+
+
+class WholeBodyController:
+    """The QP above for one robot; :meth:`solve` once per control tick."""
+
+    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, solver: str = "quadprog"):
+        self.robot = robot
+        self.gains = gains or WbcGains.default()
+        self.solver = solver
+        self.model = robot.pin_model
+        self.data = self.model.createData()
+        self.nv = self.model.nv
+        self.sole_frames = {side: self.model.getFrameId(robot.description.feet[side].sole_site) for side in SIDES}
+        geometry = FootGeometry.from_robot(robot)
+        w = geometry.half_width_m
+        self.corners_sole = np.array([[geometry.heel_x_m, -w, 0.0], [geometry.heel_x_m, w, 0.0],
+                                      [geometry.toe_x_m, -w, 0.0], [geometry.toe_x_m, w, 0.0]])
+        self.torque_limit_nm = robot.torque_limit_nm
+        self._base_frame = self.model.getFrameId(robot.description.base_body)
+
+    # -- kinematics ----------------------------------------------------------------------------
+    def _update(self, q: np.ndarray, v: np.ndarray) -> None:
+        model, data = self.model, self.data
+        pin.forwardKinematics(model, data, q, v, np.zeros(self.nv))  # accelerations = drift J̇v
+        pin.computeJointJacobians(model, data, q)
+        pin.updateFramePlacements(model, data)
+        pin.crba(model, data, q)
+        data.M[np.tril_indices(self.nv, -1)] = data.M.T[np.tril_indices(self.nv, -1)]
+        pin.nonLinearEffects(model, data, q, v)
+        pin.jacobianCenterOfMass(model, data, q, False)
+        pin.centerOfMass(model, data, q, v, np.zeros(self.nv))
+
+    def _frame(self, frame_id: int):
+        """Placement, 6×nv Jacobian (linear; angular) in world axes, spatial velocity (6,) and
+        classical acceleration drift J̇v (6,) of a frame."""
+        model, data = self.model, self.data
+        jac = pin.getFrameJacobian(model, data, frame_id, LWA)
+        vel = pin.getFrameVelocity(model, data, frame_id, LWA).vector
+        drift = pin.getFrameClassicalAcceleration(model, data, frame_id, LWA).vector
+        return data.oMf[frame_id], jac, vel, drift
+
+    def com(self) -> tuple[np.ndarray, np.ndarray]:
+        """CoM position [m] and velocity [m/s] in the world at the last solve's state."""
+        return self.data.com[0].copy(), self.data.vcom[0].copy()
+
+    # -- the QP --------------------------------------------------------------------------------
+    def solve(self, q: np.ndarray, v: np.ndarray, ref: WbcReference) -> WbcOutput:
+        """Torques for Pinocchio state (q, v) tracking ``ref``. A reference or state that is not
+        finite, no stance foot, or a QP the solver cannot solve gives ``ok=False`` (no torques
+        to apply: the caller falls back)."""
+        g, nv = self.gains, self.nv
+        start = time.perf_counter()
+        stance = [side for side in SIDES if ref.feet[side].in_stance]
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v)) and ref.finite()):
+            return self._failed("non-finite state or reference", start)
+        if not stance:
+            return self._failed("no stance foot in the reference", start)
+        self._update(q, v)
+        data = self.data
+        nf = 12 * len(stance)
+        n = nv + nf
+        cost_h = np.zeros((n, n))
+        cost_g = np.zeros(n)
+
+        def task(jac, drift, desired, weight):
+            # w |J v̇ + J̇v − a*|² on the v̇ block.
+            residual = desired - drift
+            cost_h[:nv, :nv] += weight * jac.T @ jac
+            cost_g[:nv] += weight * jac.T @ residual
+
+        # CoM horizontal.
+        com, vcom = data.com[0], data.vcom[0]
+        a_com = (ref.com_acceleration_m_s2 + g.com_kp * (ref.com_position_m - com[:2])
+                 + g.com_kd * (ref.com_velocity_m_s - vcom[:2]))
+        task(data.Jcom[:2], data.acom[0][:2], a_com, g.com_weight)
+
+        # Pelvis height and orientation.
+        base_pose, base_jac, base_vel, base_drift = self._frame(self._base_frame)
+        a_z = g.pelvis_kp * (ref.pelvis_height_m - base_pose.translation[2]) + g.pelvis_kd * (
+            ref.pelvis_height_rate_m_s - base_vel[2])
+        rotation_error = so3_log(quat_to_matrix(ref.pelvis_quat_wxyz) @ base_pose.rotation.T)
+        a_rot = g.pelvis_kp * rotation_error - g.pelvis_kd * base_vel[3:]
+        task(base_jac[2:6], base_drift[2:6], np.concatenate([[a_z], a_rot]), g.pelvis_weight)
+
+        # Swing feet: pose tracking; stance feet: constraints below.
+        stance_rows = []
+        for side in SIDES:
+            pose, jac, vel, drift = self._frame(self.sole_frames[side])
+            target = ref.feet[side]
+            if target.in_stance:
+                stance_rows.append((side, pose, jac, vel, drift))
+                continue
+            a_lin = (target.acceleration_m_s2 + g.swing_kp * (target.position_m - pose.translation)
+                     + g.swing_kd * (target.velocity_m_s - vel[:3]))
+            a_ang = g.swing_kp * so3_log(quat_to_matrix(target.quat_wxyz) @ pose.rotation.T) - g.swing_kd * vel[3:]
+            task(jac, drift, np.concatenate([a_lin, a_ang]), g.swing_weight)
+
+        # Posture (joints only).
+        q_joints, v_joints = q[7:], v[6:]
+        a_posture = g.posture_kp * (ref.joint_posture_rad - q_joints) - g.posture_kd * v_joints
+        weights = np.where(self._upper_mask(), g.upper_weight, g.posture_weight)
+        idx = np.arange(6, nv)
+        cost_h[idx, idx] += weights
+        cost_g[idx] += weights * a_posture
+
+        cost_h[:nv, :nv] += g.acceleration_regularization * np.eye(nv)
+        cost_h[nv:, nv:] += g.force_regularization * np.eye(nf)
+
+        # Contact Jacobians of the corner points (world axes), stance-foot constraints.
+        point_jacs = []
+        eq_rows, eq_rhs = [], []
+        for side, pose, jac, vel, drift in stance_rows:
+            for corner in self.corners_sole:
+                r = pose.rotation @ corner
+                point_jacs.append(jac[:3] - skew(r) @ jac[3:])
+            eq_rows.append(np.hstack([jac, np.zeros((6, nf))]))
+            eq_rhs.append(-drift - g.stance_kd * vel)
+        contact_jac = np.vstack(point_jacs)  # (nf, nv)
+        mass, bias = data.M, data.nle
+        # Floating-base dynamics rows: M_b v̇ − J_c,bᵀ f = −h_b.
+        eq_rows.insert(0, np.hstack([mass[:6], -contact_jac[:, :6].T]))
+        eq_rhs.insert(0, -bias[:6])
+        a_eq, b_eq = np.vstack(eq_rows), np.concatenate(eq_rhs)
+
+        # Inequalities G x ≤ h: friction pyramid and unilateral contact per point, torque limits.
+        mu = g.friction / np.sqrt(2.0)
+        cone = np.array([[1, 0, -mu], [-1, 0, -mu], [0, 1, -mu], [0, -1, -mu], [0, 0, -1.0]])
+        n_points = nf // 3
+        g_fric = np.zeros((5 * n_points, n))
+        for p in range(n_points):
+            g_fric[5 * p:5 * p + 5, nv + 3 * p:nv + 3 * p + 3] = cone
+        h_fric = np.tile([0, 0, 0, 0, -g.min_normal_force_n], n_points)
+        torque_map = np.hstack([mass[6:], -contact_jac[:, 6:].T])  # τ = torque_map x + h_j
+        g_ineq = np.vstack([g_fric, torque_map, -torque_map])
+        h_ineq = np.concatenate([h_fric, self.torque_limit_nm - bias[6:], self.torque_limit_nm + bias[6:]])
+
+        solution: QpSolution = solve_qp(cost_h, -cost_g, g_ineq, h_ineq, a_eq, b_eq, solver=self.solver)
+        if not solution.ok:
+            return self._failed(f"QP failed ({self.solver}: {solution.status})", start)
+        x = solution.x
+        torque = torque_map @ x + bias[6:]
+        forces = x[nv:].reshape(-1, 4, 3)
+        return WbcOutput(True, "ok", np.clip(torque, -self.torque_limit_nm, self.torque_limit_nm), x[:nv],
+                         {side: forces[i] for i, (side, *_) in enumerate(stance_rows)},
+                         time.perf_counter() - start)
+
+    def _upper_mask(self) -> np.ndarray:
+        mask = self.__dict__.get("_mask")
+        if mask is None:
+            legs = ("hip", "knee", "ankle")
+            mask = np.array([not any(k in n for k in legs) for n in self.robot.joint_names])
+            self._mask = mask
+        return mask
+
+    def _failed(self, status: str, start: float) -> WbcOutput:
+        return WbcOutput(False, status, np.zeros(self.robot.n_joints), np.zeros(self.nv), {},
+                         time.perf_counter() - start)

@@ -122,6 +122,20 @@ class MpcResult:
     cop_reference: np.ndarray
 
 
+def _project_into(point: np.ndarray, normals: np.ndarray, offsets: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """``point`` if inside the polygon {p: normals p ≤ offsets}, else the point where the segment
+    from ``centre`` (inside) to it leaves the polygon."""
+    excess = normals @ point - offsets
+    if np.all(excess <= 0.0):
+        return point
+    direction = point - centre
+    along = normals @ direction
+    slack = offsets - normals @ centre
+    with np.errstate(divide="ignore"):
+        fractions = np.where(along > 0, slack / along, np.inf)
+    return centre + min(1.0, float(fractions.min())) * direction
+
+
 def to_components(com_state: np.ndarray, omega: float) -> np.ndarray:
     """(cx, ċx, cy, ċy) → (ξx, sx, ξy, sy)."""
     c, v = com_state[[0, 2]], com_state[[1, 3]]
@@ -227,6 +241,11 @@ class ComMpc:
         sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
                               schedule.left_pose[index], schedule.right_pose[index])
         normals, offsets, centres = support_polygons(sub, self.foot, cfg.support_margin_m)
+        if np.all(sub.left_stance & sub.right_stance) and np.allclose(offsets, offsets[0]) and \
+                np.allclose(normals, normals[0]):
+            # Standing (one unchanging double support over the whole preview): no reason to move
+            # the CoM, so the CoP reference is the CoM's own ground projection (kept inside).
+            centres = np.tile(_project_into(com_state[[0, 2]], normals[0], offsets[0], centres[0]), (n, 1))
         ends = cfg.dt_s * np.arange(1, n + 1)
         v_ref = np.stack([np.interp(ends, schedule.times_s, velocity_reference[:, i]) for i in range(2)], axis=1)
 

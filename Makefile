@@ -1,6 +1,6 @@
 # biped_stack on a pip-only machine: every target bootstraps .venv itself.
 #   make test       the test suite CI runs (unit + in-process MuJoCo + a few multi-process DDS tests)
-#   make demo       the simulated robot stands, is pushed, and a report is written to out/demo
+#   make demo       the humanoid walks the teleop script in MuJoCo; report (plots, metrics, MP4) in out/demo
 #   make test-slow  the long scenario matrices
 #   make bench      benchmarks (real-time factor, DDS round trip), medians and p99s
 PYTHON ?= python3
@@ -29,7 +29,7 @@ test-slow: $(STAMP)
 	$(PY) -m pytest -q -m slow
 
 demo: $(STAMP)
-	$(VENV)/bin/biped-stack stand --robot humanoid --duration 10 --out out/demo
+	$(VENV)/bin/biped-stack demo --robot humanoid --style neutral --out out/demo
 
 bench: $(STAMP)
 	$(PY) bench/sim_realtime_factor.py

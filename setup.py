@@ -19,8 +19,10 @@ setup(
         (f"share/{PACKAGE}/launch", glob("launch/*.xml")),
         (f"share/{PACKAGE}/config", glob("config/*.yaml")),
         (f"share/{PACKAGE}/config/styles", glob("config/styles/*.yaml")),
+        (f"share/{PACKAGE}/config/scenarios", glob("config/scenarios/*.yaml")),
     ],
-    install_requires=["numpy", "scipy", "pyyaml", "mujoco", "pin", "osqp"],
+    install_requires=["numpy", "scipy", "pyyaml", "mujoco", "pin", "osqp", "quadprog"],
+    extras_require={"solvers": ["daqp", "proxsuite"], "video": ["imageio[ffmpeg]"]},
     zip_safe=True,
     python_requires=">=3.10",
     entry_points={

@@ -27,6 +27,12 @@ def _cmd_stand(args: argparse.Namespace) -> int:
     return run_stand_demo(args.robot, args.duration, args.push_n, args.out)
 
 
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from biped_stack.walk_demo import run_demo
+    return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
+                    video=not args.no_video)
+
+
 def _cmd_style_check(args: argparse.Namespace) -> int:
     from biped_stack.style_tools import check
     return check(args.file)
@@ -63,6 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, help="output folder")
     q.add_argument("--robot", default="humanoid", help="whose feet and pelvis height to use")
     q.set_defaults(func=_cmd_style_render)
+
+    p = sub.add_parser("demo", help="walk the teleop script in MuJoCo and write a report (metrics, plots, video)")
+    p.add_argument("--robot", default="humanoid", help="humanoid or biped")
+    p.add_argument("--style", default="neutral", help="shipped style name or a style file")
+    p.add_argument("--scenario", default="teleop", help="shipped scenario name or a scenario file")
+    p.add_argument("--multiprocess", action="store_true",
+                   help="every node its own process over DDS (lockstep) instead of in-process")
+    p.add_argument("--out", default="out/demo", help="report folder")
+    p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
+    p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")
     p.add_argument("--robot", default="humanoid")

@@ -64,13 +64,16 @@ def plot_all(result, out: Path) -> list[Path]:
     top.set_xlabel("x [m]")
     top.set_ylabel("y [m]")
     top.legend(fontsize=8)
+    from biped_common.robot_model import FootGeometry, load_robot
+    half_width = FootGeometry.from_robot(load_robot(result.metrics["robot"])).half_width_m
     window = (com[:, 0] >= 3.0) & (com[:, 0] < 6.0)
     side.plot(com[window, 0], com[window, 2], "k", label="CoM y")
     side.plot(cop[window, 0], cop[window, 2], color="tab:orange", label="planned CoP y")
     tw = (t >= 3.0) & (t < 6.0)
     for foot, colour in (("left", "tab:blue"), ("right", "tab:red")):
         y = np.where(trace[f"{foot}_planned_stance"][tw], trace[f"{foot}_sole_position_m"][tw, 1], np.nan)
-        side.plot(t[tw], y, color=colour, lw=3, alpha=0.4, label=f"{foot} sole y in stance")
+        side.fill_between(t[tw], y - half_width, y + half_width, color=colour, alpha=0.25,
+                          label=f"{foot} sole in stance (± half width)")
     side.set_xlabel("t [s]")
     side.set_ylabel("y [m]")
     side.legend(fontsize=7)
@@ -86,7 +89,6 @@ def plot_all(result, out: Path) -> list[Path]:
 
     if log.torques:
         torques = np.array(log.torques)
-        from biped_common.robot_model import load_robot
         robot = load_robot(result.metrics["robot"])
         ratio = np.abs(torques[:, 1:]) / robot.torque_limit_nm
         fig, ax = plt.subplots(figsize=(8, 3.5))

@@ -77,6 +77,7 @@ class WalkingController:
         self._upper_index = np.array([robot.joint_index[n] for n in upper], dtype=int)
         self._plan = None
         self._arrays = None
+        self._arrays_time_s = 0.0
         self._since_plan_s = 0.0
         self._planner_time_s = None
         self.log = WalkingLog()
@@ -92,6 +93,12 @@ class WalkingController:
             self.planner.step(now_s - self._planner_time_s)
         self._planner_time_s = now_s
         arrays = reference_arrays(self.planner.reference())
+        if not all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in arrays.values()):
+            if self._arrays is not None:
+                # The previous reference and plan continue in time (sampled further along).
+                self._warn(now_s, "non-finite gait reference: continuing the previous reference and plan")
+                return
+            raise ValueError("the first gait reference is not finite")
         com, vcom = self._com(q, v)
         cop = self._plan.cop_at(now_s) if self._plan is not None else com[:2]
         result = self.mpc.solve(now_s, np.array([com[0], vcom[0], com[1], vcom[1]]), cop,
@@ -101,6 +108,7 @@ class WalkingController:
             self._warn(now_s, f"MPC solve failed ({result.status}): continuing the previous plan")
         self._plan = result.plan
         self._arrays = arrays
+        self._arrays_time_s = now_s
 
     def _com(self, q, v):
         import pinocchio as pin
@@ -116,7 +124,7 @@ class WalkingController:
         q, v = pinocchio_state(self.robot, base, q_joints, v_joints)
         if self._planner_time_s is None or now - self._planner_time_s >= self.planner_period_s - 1e-9:
             self._replan(now, q, v)
-        offset = now - self._planner_time_s
+        offset = now - self._arrays_time_s
         samples = sample_arrays(self._arrays, offset + FINITE_DIFFERENCE_S * np.arange(3))
         reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self._plan.at(now), self.robot.standing_posture_rad,
                                   self._upper_index)

@@ -266,7 +266,7 @@ class ComMpc:
         ax = sparse.vstack([self._eq, self._cop_matrix(normals)], format="csc").data  # setup's pattern
         start = time.perf_counter()
         self._solver.update(q=q, l=lower, u=upper, Ax=ax)
-        result = self._solver.solve()
+        result = self._solver.solve(raise_error=False)
         elapsed = time.perf_counter() - start
         x = result.x
         ok = result.info.status_val in (1, 2) and x is not None and bool(np.all(np.isfinite(x)))

@@ -84,7 +84,7 @@ def _osqp(h_mat, c, g_mat, h_vec, a_mat, b_vec):
     upper = np.concatenate([b_vec, h_vec])
     solver.setup(sparse.triu(sparse.csc_matrix(h_mat), format="csc"), c, a, lower, upper, verbose=False,
                  eps_abs=1e-7, eps_rel=1e-7, max_iter=20000, polishing=True)
-    result = solver.solve()
+    result = solver.solve(raise_error=False)
     return result.x if result.info.status_val in (1,) else None
 
 

@@ -119,6 +119,12 @@ class WbcOutput:
     solve_time_s: float
 
 
+def point_jacobian(rotation: np.ndarray, frame_jacobian: np.ndarray, point_in_frame: np.ndarray) -> np.ndarray:
+    """3×nv Jacobian (world axes) of a point fixed in a frame, from the frame's 6×nv
+    LOCAL_WORLD_ALIGNED Jacobian (linear; angular): J_p = J_v − [R p]× J_ω."""
+    return frame_jacobian[:3] - skew(rotation @ point_in_frame) @ frame_jacobian[3:]
+
+
 class WholeBodyController:
     """The QP above for one robot; :meth:`solve` once per control tick."""
 
@@ -230,8 +236,7 @@ class WholeBodyController:
         eq_rows, eq_rhs = [], []
         for side, pose, jac, vel, drift in stance_rows:
             for corner in self.corners_sole:
-                r = pose.rotation @ corner
-                point_jacs.append(jac[:3] - skew(r) @ jac[3:])
+                point_jacs.append(point_jacobian(pose.rotation, jac, corner))
             eq_rows.append(np.hstack([jac, np.zeros((6, nf))]))
             eq_rhs.append(-drift - g.stance_kd * vel)
         contact_jac = np.vstack(point_jacs)  # (nf, nv)

@@ -191,3 +191,19 @@ def test_predict_body_is_exact_for_constant_velocity():
         y += h * (0.3 * math.sin(yaw) + 0.1 * math.cos(yaw))
         yaw += h * 0.5
     np.testing.assert_allclose(pose, [x, y, yaw], atol=1e-5)
+
+
+def test_a_new_planner_stands_until_the_first_command_then_starts_smoothly():
+    planner = GaitPlanner(STYLES["bouncy"], CONFIGS["humanoid"])
+    first = planner.reference()
+    run(planner, 1.0)
+    standing = planner.reference()
+    for side in ("left", "right"):
+        assert first.in_stance[side].all() and standing.in_stance[side].all()  # the preview stands too
+        np.testing.assert_allclose(standing.foot_position_m[side], first.foot_position_m[side][:1].repeat(len(first.times_s), 0), atol=1e-12)
+    np.testing.assert_allclose(standing.pelvis_height_m, first.pelvis_height_m[0], atol=1e-12)
+    assert planner.phase == 0.0 and planner.clock_rate == 0.0
+    planner.set_command([0.2, 0.0, 0.0])
+    run(planner, 1.0)
+    assert planner.clock_rate == pytest.approx(1.0, abs=1e-2) and planner.phase > 0.0
+    assert not (planner.reference().in_stance["left"].all() and planner.reference().in_stance["right"].all())

@@ -1,0 +1,98 @@
+"""Closed loop in MuJoCo, in-process: short walks of both robots, and injected faults (an MPC
+failure, a NaN reference, WBC QP failures) that are logged, fall back, and do not drop a
+standing robot. The full teleop script over every robot × style is in the slow suite."""
+
+import numpy as np
+import pytest
+
+import wbc_node.wbc
+from biped_stack.lockstep import LockstepSimulation
+from biped_stack.scenario import Scenario, Segment, load_scenario
+from biped_stack.walk_demo import run_walk
+from biped_stack.walking import WalkingController
+from gait_planner_node.style import load_style, shipped_styles
+from wbc_node.qp import QpSolution
+
+
+def check_walk(metrics, scenario_segments_checked=None):
+    assert not metrics["fell"], metrics["fall_reason"]
+    for segment in metrics["segments"]:
+        if scenario_segments_checked and segment["name"] not in scenario_segments_checked:
+            continue
+        error = np.abs(np.subtract(segment["achieved"], segment["commanded"]))
+        assert error[0] <= 0.05 and error[1] <= 0.05 and error[2] <= 0.1, segment
+    assert metrics["max_foot_slip_m"] < 0.02
+    assert metrics["fallbacks"] == 0
+
+
+SHORT = Scenario("short", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 4.0, (0.3, 0.0, 0.0)),
+                           Segment("turn", 3.0, (0.0, 0.0, 0.5))))
+
+
+@pytest.mark.parametrize("robot_name, style", [("humanoid", "neutral"), ("biped", "bouncy")])
+def test_short_walk_tracks_the_command(robot_name, style):
+    result = run_walk(robot_name, style, SHORT, progress=lambda m: None)
+    check_walk(result.metrics)
+    assert result.metrics["wbc_solve_ms"]["p50"] is not None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style", shipped_styles())
+@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
+def test_the_teleop_script_in_every_style(robot_name, style):
+    result = run_walk(robot_name, style, load_scenario("teleop"), progress=lambda m: None)
+    check_walk(result.metrics)
+
+
+def standing_controller(robot="humanoid"):
+    sim = LockstepSimulation(robot)
+    messages = []
+    controller = WalkingController(sim.robot, load_style("neutral"), sim.backend.ground_truth, log=messages.append)
+    sim.controller = controller
+    return sim, controller, messages
+
+
+def run_standing(sim, seconds):
+    heights = [sim.step().ground_truth.position_m[2] for _ in range(int(seconds / 0.002))]
+    assert not sim.backend.body_contacts_other_than_feet()
+    return min(heights)
+
+
+def test_mpc_failure_is_logged_and_the_previous_plan_continues():
+    sim, controller, messages = standing_controller()
+    run_standing(sim, 0.5)
+    controller.mpc._solver.update_settings(max_iter=1)
+    low = run_standing(sim, 1.0)
+    controller.mpc._solver.update_settings(max_iter=4000)
+    low = min(low, run_standing(sim, 0.5))
+    assert any("MPC solve failed" in m and "previous plan" in m for m in messages)
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+
+
+def test_nan_reference_is_logged_and_the_previous_reference_continues(monkeypatch):
+    sim, controller, messages = standing_controller()
+    run_standing(sim, 0.5)
+    original = controller.planner.reference
+
+    def poisoned(*args, **kwargs):
+        ref = original(*args, **kwargs)
+        ref.pelvis_height_m[:] = np.nan
+        return ref
+    monkeypatch.setattr(controller.planner, "reference", poisoned)
+    low = run_standing(sim, 0.5)
+    monkeypatch.setattr(controller.planner, "reference", original)
+    low = min(low, run_standing(sim, 0.5))
+    assert any("non-finite gait reference" in m for m in messages)
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+
+
+def test_wbc_qp_failure_engages_the_stand_controller(monkeypatch):
+    sim, controller, messages = standing_controller("biped")
+    run_standing(sim, 0.5)
+    monkeypatch.setattr(wbc_node.wbc, "solve_qp", lambda *a, **k: QpSolution(False, "injected failure", None))
+    low = run_standing(sim, 1.0)
+    monkeypatch.undo()
+    low = min(low, run_standing(sim, 0.5))
+    assert any("QP failed" in m and "injected failure" in m and "stand controller engaged" in m for m in messages)
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+    assert len(controller.log.fallbacks) >= 400  # every tick of the second fell back

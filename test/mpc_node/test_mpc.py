@@ -1,0 +1,114 @@
+"""CoM MPC: the CoP stays inside the planned supports, the plan obeys the pendulum, standing stays
+still, failures fall back to the previous plan."""
+
+import numpy as np
+import pytest
+
+from biped_common.robot_model import load_robot
+from gait_planner_node.planner import GaitPlanner, PlannerConfig, reference_arrays
+from gait_planner_node.style import load_style
+from mpc_node.mpc import ComMpc, MpcConfig
+from mpc_node.schedule import support_schedule, velocity_reference
+from mpc_node.support import SupportSchedule, support_polygons
+
+CONFIG = PlannerConfig.for_robot(load_robot("humanoid"))
+COM_HEIGHT_M = 0.57
+
+
+def walking_inputs(style="neutral", command=(0.3, 0.05, 0.2), seconds=2.0):
+    planner = GaitPlanner(load_style(style), CONFIG)
+    planner.set_command(command)
+    for _ in range(int(seconds / 0.008)):
+        planner.step(0.008)
+    arrays = reference_arrays(planner.reference())
+    return arrays, planner
+
+
+def cop_inside(mpc, result, schedule):
+    """Every planned CoP inside the support polygon of its step's middle (within tolerance)."""
+    cfg = mpc.config
+    middles = cfg.dt_s * (np.arange(cfg.steps) + 0.5)
+    index = np.clip(np.searchsorted(schedule.times_s, middles, side="right") - 1, 0, schedule.times_s.size - 1)
+    sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
+                          schedule.left_pose[index], schedule.right_pose[index])
+    normals, offsets, _ = support_polygons(sub, mpc.foot, cfg.support_margin_m)
+    excess = np.einsum("kej,kj->ke", normals, result.plan.cop) - offsets
+    return excess.max()
+
+
+@pytest.mark.parametrize("style", ["neutral", "bouncy", "limp"])
+@pytest.mark.parametrize("command", [(0.3, 0.0, 0.0), (-0.15, 0.0, 0.0), (0.0, 0.1, 0.0), (0.1, -0.05, 0.4)])
+def test_planned_cop_stays_in_the_support_polygon(style, command):
+    arrays, planner = walking_inputs(style, command)
+    mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
+    schedule = support_schedule(arrays)
+    body = arrays["body"][0]
+    state = np.array([body[0], command[0] * np.cos(body[2]), body[1], command[0] * np.sin(body[2])])
+    result = mpc.solve(0.0, state, body[:2], schedule, velocity_reference(arrays))
+    assert result.ok, result.status
+    assert cop_inside(mpc, result, schedule) < 1e-4
+
+
+def test_plan_obeys_the_pendulum_and_starts_at_the_measured_state():
+    arrays, _ = walking_inputs()
+    mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
+    state = np.array([arrays["body"][0, 0], 0.25, arrays["body"][0, 1], 0.02])
+    result = mpc.solve(3.0, state, state[[0, 2]], support_schedule(arrays), velocity_reference(arrays))
+    plan = result.plan
+    c0, v0, _ = plan.at(3.0)
+    np.testing.assert_allclose([c0[0], v0[0], c0[1], v0[1]], state, atol=2e-3)
+    omega2 = 9.81 / COM_HEIGHT_M
+    h = 1e-4
+    for t in np.linspace(3.0 + 0.01, 4.9, 37):
+        c, v, a = plan.at(t)
+        np.testing.assert_allclose(a, omega2 * (c - plan.cop_at(t)), rtol=1e-9, atol=1e-9)  # c̈ = ω²(c − z)
+        c_next, _, _ = plan.at(t + h)
+        c_prev, _, _ = plan.at(t - h)
+        np.testing.assert_allclose((c_next - c_prev) / (2 * h), v, atol=1e-5)  # ċ is the derivative of c
+    for k in range(1, plan.cop.shape[0]):  # c, ċ continuous at every step boundary
+        t = 3.0 + k * plan.dt_s
+        before, after = plan.at(t - 1e-9), plan.at(t + 1e-9)
+        np.testing.assert_allclose(before[0], after[0], atol=1e-7)
+        np.testing.assert_allclose(before[1], after[1], atol=1e-6)
+
+
+def test_standing_keeps_the_com_still():
+    planner = GaitPlanner(load_style("neutral"), CONFIG)
+    arrays = reference_arrays(planner.reference())
+    mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
+    state = np.array([0.015, 0.0, 0.002, 0.0])
+    result = mpc.solve(0.0, state, state[[0, 2]], support_schedule(arrays), velocity_reference(arrays))
+    assert result.ok
+    for t in (0.5, 1.0, 1.9):
+        c, v, _ = result.plan.at(t)
+        np.testing.assert_allclose(c, state[[0, 2]], atol=1e-4)
+        np.testing.assert_allclose(v, 0.0, atol=1e-4)
+
+
+def test_an_uncapturable_state_still_gives_a_bounded_plan():
+    """A CoM racing sideways out of the support: no exact plan keeps the CoP inside, the solver
+    still returns a bounded plan (the initial DCM is a stiff cost, not an equality)."""
+    arrays, _ = walking_inputs()
+    mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
+    body = arrays["body"][0]
+    result = mpc.solve(0.0, np.array([body[0], 0.3, body[1] + 0.1, 1.5]), body[:2], support_schedule(arrays),
+                       velocity_reference(arrays))
+    assert result.ok, result.status
+    assert np.abs(result.plan.states).max() < 10.0
+
+
+def test_solver_failure_keeps_the_previous_plan_and_bad_input_is_refused():
+    arrays, _ = walking_inputs()
+    mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
+    state = np.array([arrays["body"][0, 0], 0.3, arrays["body"][0, 1], 0.0])
+    schedule, vref = support_schedule(arrays), velocity_reference(arrays)
+    first = mpc.solve(0.0, state, state[[0, 2]], schedule, vref)
+    assert first.ok
+    mpc._solver.update_settings(max_iter=1)  # force a failure
+    second = mpc.solve(0.008, state + 0.01, state[[0, 2]], schedule, vref)
+    assert not second.ok and "iterations" in second.status
+    assert second.plan is first.plan  # the previous plan continues in time
+    with pytest.raises(ValueError, match="finite"):
+        mpc.solve(0.016, np.array([np.nan, 0, 0, 0]), state[[0, 2]], schedule, vref)
+    with pytest.raises(ValueError, match="velocity reference"):
+        mpc.solve(0.016, state, state[[0, 2]], schedule, vref[:-1])

@@ -1,0 +1,164 @@
+"""Whole-body QP: static standing reproduces the analytic contact wrench; friction cones,
+unilateral contact and torque limits hold in every solution; every task Jacobian and drift
+matches finite differences; bad input is refused, not solved."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+
+from biped_common.robot_model import load_robot, mujoco_to_pinocchio_q
+from biped_common.rotations import quat_to_matrix
+from wbc_node.wbc import SIDES, FootTarget, WbcReference, WholeBodyController, point_jacobian
+
+GRAVITY = 9.81
+
+
+def standing_state(robot):
+    q = mujoco_to_pinocchio_q(robot.standing_qpos())
+    return q, np.zeros(robot.pin_model.nv)
+
+
+def hold_reference(wbc, q, v, swing=None, offset=np.zeros(3)):
+    """A reference equal to the current state (zero rates); ``swing`` lifts that foot's target."""
+    model, data = wbc.model, wbc.data
+    pin.framesForwardKinematics(model, data, q)
+    com = pin.centerOfMass(model, data, q)
+    feet = {}
+    for side in SIDES:
+        pose = data.oMf[wbc.sole_frames[side]]
+        target = pose.translation + (offset if side == swing else 0.0)
+        feet[side] = FootTarget(side != swing, target, np.zeros(3), np.zeros(3),
+                                pin.Quaternion(pose.rotation).coeffs()[[3, 0, 1, 2]])
+    base = data.oMf[wbc.model.getFrameId(wbc.robot.description.base_body)]
+    return WbcReference(com[:2].copy(), np.zeros(2), np.zeros(2), float(base.translation[2]), 0.0,
+                        pin.Quaternion(base.rotation).coeffs()[[3, 0, 1, 2]], feet, q[7:].copy())
+
+
+def corner_points(wbc, side):
+    pose = wbc.data.oMf[wbc.sole_frames[side]]
+    return pose.translation + wbc.corners_sole @ pose.rotation.T
+
+
+def test_static_standing_contact_forces_balance_gravity(robot):
+    wbc = WholeBodyController(robot)
+    q, v = standing_state(robot)
+    out = wbc.solve(q, v, hold_reference(wbc, q, v))
+    assert out.ok, out.status
+    weight = robot.mass_kg * GRAVITY
+    forces = np.vstack([out.contact_forces_n[s] for s in SIDES])
+    points = np.vstack([corner_points(wbc, s) for s in SIDES])
+    np.testing.assert_allclose(forces.sum(axis=0), [0.0, 0.0, weight], atol=1e-3 * weight)
+    com = wbc.data.com[0]
+    moment = np.cross(points - com, forces).sum(axis=0)  # about the CoM: zero when static
+    assert np.abs(moment).max() < 1e-3 * weight * 0.1
+    assert np.abs(out.acceleration).max() < 1e-2  # ≈ 0: only the tiny force regularization trades against it
+    # Both feet share the weight (symmetric robot, symmetric posture).
+    left, right = (out.contact_forces_n[s][:, 2].sum() for s in SIDES)
+    assert left == pytest.approx(right, rel=1e-3)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_cones_unilateral_contact_and_torque_limits_hold(robot, seed):
+    rng = np.random.default_rng(seed)
+    wbc = WholeBodyController(robot)
+    q, v = standing_state(robot)
+    q[7:] += rng.normal(scale=0.05, size=robot.n_joints)
+    v[:] = rng.normal(scale=0.3, size=v.size)
+    swing = [None, "left", "right"][seed % 3]
+    ref = hold_reference(wbc, q, v, swing=swing, offset=np.array([0.05, 0.0, 0.04]))
+    ref = WbcReference(ref.com_position_m + rng.normal(scale=0.02, size=2), ref.com_velocity_m_s,
+                       rng.normal(scale=1.0, size=2), ref.pelvis_height_m, 0.0, ref.pelvis_quat_wxyz, ref.feet,
+                       ref.joint_posture_rad)
+    out = wbc.solve(q, v, ref)
+    assert out.ok, out.status
+    mu = wbc.gains.friction / np.sqrt(2)
+    for side, forces in out.contact_forces_n.items():
+        assert side != swing
+        assert np.all(forces[:, 2] >= wbc.gains.min_normal_force_n - 1e-6)
+        assert np.all(np.abs(forces[:, :2]) <= mu * forces[:, 2:3] + 1e-6)
+    assert np.all(np.abs(out.torque_nm) <= robot.torque_limit_nm + 1e-6)
+    # The torques are what the dynamics need: M v̇ + h = Sᵀτ + Σ J_pᵀ f.
+    wbc._update(q, v)
+    generalized = wbc.data.M @ out.acceleration + wbc.data.nle
+    contact = np.zeros(wbc.nv)
+    for side, forces in out.contact_forces_n.items():
+        pose, jac, _, _ = wbc._frame(wbc.sole_frames[side])
+        for corner, force in zip(wbc.corners_sole, forces):
+            contact += point_jacobian(pose.rotation, jac, corner).T @ force
+    np.testing.assert_allclose(generalized[:6], contact[:6], atol=1e-5 * robot.mass_kg * GRAVITY)
+    np.testing.assert_allclose(generalized[6:] - contact[6:], out.torque_nm, atol=1e-4)
+
+
+def finite_difference_jacobian(function, q, model, eps=1e-6):
+    columns = []
+    for i in range(model.nv):
+        dv = np.zeros(model.nv)
+        dv[i] = eps
+        plus, minus = function(pin.integrate(model, q, dv)), function(pin.integrate(model, q, -dv))
+        columns.append((plus - minus) / (2 * eps))
+    return np.array(columns).T
+
+
+def test_task_jacobians_and_drifts_match_finite_differences(robot):
+    wbc = WholeBodyController(robot)
+    model, data = wbc.model, wbc.data
+    rng = np.random.default_rng(3)
+    q, _ = standing_state(robot)
+    q = pin.integrate(model, q, rng.normal(scale=0.2, size=model.nv))
+    v = rng.normal(scale=0.5, size=model.nv)
+    wbc._update(q, v)
+    aux = model.createData()
+
+    def com_of(qq):
+        return pin.centerOfMass(model, aux, qq)
+
+    def frame_position(frame):
+        def f(qq):
+            pin.framesForwardKinematics(model, aux, qq)
+            return aux.oMf[frame].translation.copy()
+        return f
+
+    def frame_rotation_log(frame, reference):
+        def f(qq):
+            pin.framesForwardKinematics(model, aux, qq)
+            return pin.log3(aux.oMf[frame].rotation @ reference.T)
+        return f
+
+    def corner_position(frame, corner):
+        def f(qq):
+            pin.framesForwardKinematics(model, aux, qq)
+            return aux.oMf[frame].translation + aux.oMf[frame].rotation @ corner
+        return f
+
+    np.testing.assert_allclose(data.Jcom, finite_difference_jacobian(com_of, q, model), atol=1e-6)
+    frames = [wbc._base_frame, *wbc.sole_frames.values()]
+    for frame in frames:
+        pose, jac, _, drift = wbc._frame(frame)
+        np.testing.assert_allclose(jac[:3], finite_difference_jacobian(frame_position(frame), q, model), atol=1e-6)
+        np.testing.assert_allclose(jac[3:], finite_difference_jacobian(frame_rotation_log(frame, pose.rotation.copy()), q, model),
+                                   atol=1e-6)
+        for corner in wbc.corners_sole:
+            np.testing.assert_allclose(point_jacobian(pose.rotation, jac, corner),
+                                       finite_difference_jacobian(corner_position(frame, corner), q, model), atol=1e-6)
+        # Drift J̇v: the second time derivative of the position along q(t) = q ⊕ v t (v̇ = 0).
+        h = 1e-4
+        positions = [frame_position(frame)(pin.integrate(model, q, v * t)) for t in (-h, 0.0, h)]
+        np.testing.assert_allclose(drift[:3], (positions[0] - 2 * positions[1] + positions[2]) / h**2, atol=1e-4)
+    h = 1e-4
+    coms = [com_of(pin.integrate(model, q, v * t)) for t in (-h, 0.0, h)]
+    np.testing.assert_allclose(data.acom[0], (coms[0] - 2 * coms[1] + coms[2]) / h**2, atol=1e-4)
+
+
+def test_bad_input_is_refused_with_a_reason():
+    robot = load_robot("biped")
+    wbc = WholeBodyController(robot)
+    q, v = standing_state(robot)
+    ref = hold_reference(wbc, q, v)
+    bad = WbcReference(np.array([np.nan, 0.0]), ref.com_velocity_m_s, ref.com_acceleration_m_s2, ref.pelvis_height_m,
+                       0.0, ref.pelvis_quat_wxyz, ref.feet, ref.joint_posture_rad)
+    out = wbc.solve(q, v, bad)
+    assert not out.ok and "non-finite" in out.status
+    airborne = {s: FootTarget(False, f.position_m, f.velocity_m_s, f.acceleration_m_s2, f.quat_wxyz) for s, f in ref.feet.items()}
+    out = wbc.solve(q, v, WbcReference(ref.com_position_m, ref.com_velocity_m_s, ref.com_acceleration_m_s2,
+                                       ref.pelvis_height_m, 0.0, ref.pelvis_quat_wxyz, airborne, ref.joint_posture_rad))
+    assert not out.ok and "no stance foot" in out.status

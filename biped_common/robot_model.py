@@ -232,6 +232,17 @@ class RobotModel:
         """Pinocchio q from the base pose (world frame) and joint angles."""
         return np.concatenate([base_position_m, quat_wxyz_to_xyzw(base_quat_wxyz), q_joints_rad])
 
+    def pinocchio_state(self, base_position_m: np.ndarray, base_quat_wxyz: np.ndarray,
+                        base_linear_velocity_world_m_s: np.ndarray, base_angular_velocity_base_rad_s: np.ndarray,
+                        q_joints_rad: np.ndarray, v_joints_rad_s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pinocchio (q, v) from a base state (linear velocity in world axes → base axes, as
+        Pinocchio's free flyer wants) and joint positions/velocities."""
+        q = self.pinocchio_configuration(base_position_m, base_quat_wxyz, q_joints_rad)
+        rotation = quat_to_matrix(base_quat_wxyz)
+        v = np.concatenate([rotation.T @ base_linear_velocity_world_m_s, base_angular_velocity_base_rad_s,
+                            v_joints_rad_s])
+        return q, v
+
     def joint_vector(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:
         """``values`` (ordered as ``names``) reordered to :attr:`joint_names`; ValueError naming
         the joints that are missing or unknown."""

@@ -8,7 +8,6 @@
 
 from __future__ import annotations
 
-import math
 import signal
 import sys
 import threading
@@ -23,6 +22,7 @@ from rclpy.node import Node
 from rcl_interfaces.msg import ParameterDescriptor
 
 from biped_common.errors import BipedStackError, ConfigError
+from biped_common.repeat_filter import RepeatFilter  # noqa: F401 — re-exported for the nodes
 
 T = TypeVar("T")
 
@@ -71,22 +71,6 @@ def make_executor(node: Node):
     executor = EventsExecutor()
     executor.add_node(node)
     return executor
-
-
-class RepeatFilter:
-    """Log each distinct message at once, but the same message at most once per ``period_s``
-    (a flood of identical bad inputs must not drown the log, nor hide a different one)."""
-
-    def __init__(self, log: Callable[[str], None], period_s: float = 1.0):
-        self._log = log
-        self._period_s = period_s
-        self._last: dict[str, float] = {}
-
-    def __call__(self, message: str) -> None:
-        now = time.monotonic()
-        if now - self._last.get(message, -math.inf) >= self._period_s:
-            self._last[message] = now
-            self._log(message)
 
 
 _STOP = threading.Event()

@@ -41,10 +41,10 @@ import osqp
 from scipy import sparse
 
 from biped_common.config import bounded
+from biped_common.com_plan import GRAVITY_M_S2, ComPlan
 from biped_common.robot_model import FootGeometry
 from mpc_node.support import MAX_EDGES, SupportSchedule, support_polygons
 
-GRAVITY_M_S2 = 9.81
 NX = 4  # (ξx, sx, ξy, sy): divergent and convergent components per axis
 NU = 2  # (zx, zy): the CoP
 # The initial DCM is pinned by a stiff cost instead of an equality: when the measured DCM cannot
@@ -78,36 +78,6 @@ class MpcConfig:
     def omega_per_s(self) -> float:
         """ω = √(g/h) [1/s], the pendulum's natural frequency."""
         return float(np.sqrt(GRAVITY_M_S2 / self.com_height_m))
-
-
-@dataclass(frozen=True)
-class ComPlan:
-    """A CoM trajectory: states (N+1, 4) = (cx, ċx, cy, ċy) at ``start_s + k·dt_s`` and the CoP
-    (N, 2) held over each step."""
-
-    start_s: float
-    dt_s: float
-    states: np.ndarray
-    cop: np.ndarray
-    omega_per_s: float
-
-    def at(self, time_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """CoM position [m], velocity [m/s], acceleration [m/s²] (2,) each at absolute ``time_s``,
-        exact on the pendulum within the plan (the last step's CoP is held beyond it)."""
-        t = max(time_s - self.start_s, 0.0)
-        k = min(int(t // self.dt_s), self.cop.shape[0] - 1)
-        tau, w = t - k * self.dt_s, self.omega_per_s
-        x = self.states[k]
-        c0, v0, z = x[[0, 2]], x[[1, 3]], self.cop[k]
-        ch, sh = np.cosh(w * tau), np.sinh(w * tau)
-        c = z + (c0 - z) * ch + v0 / w * sh
-        v = (c0 - z) * w * sh + v0 * ch
-        return c, v, w * w * (c - z)
-
-    def cop_at(self, time_s: float) -> np.ndarray:
-        """The planned CoP (2,) at absolute ``time_s``."""
-        k = int(np.clip((time_s - self.start_s) // self.dt_s, 0, self.cop.shape[0] - 1))
-        return self.cop[k]
 
 
 @dataclass(frozen=True)

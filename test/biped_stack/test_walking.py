@@ -61,9 +61,9 @@ def run_standing(sim, seconds):
 def test_mpc_failure_is_logged_and_the_previous_plan_continues():
     sim, controller, messages = standing_controller()
     run_standing(sim, 0.5)
-    controller.mpc._solver.update_settings(max_iter=1)
+    controller.com_planner.mpc._solver.update_settings(max_iter=1)
     low = run_standing(sim, 1.0)
-    controller.mpc._solver.update_settings(max_iter=4000)
+    controller.com_planner.mpc._solver.update_settings(max_iter=4000)
     low = min(low, run_standing(sim, 0.5))
     assert any("MPC solve failed" in m and "previous plan" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m

@@ -1,0 +1,85 @@
+"""The walking whole-body controller as one tick (ROS-free): the latest gait reference and CoM
+plan plus the measured state in, a joint command out, at every control period.
+
+Samples the reference at the frame's time (rates by finite differences), builds the WBC
+reference (:mod:`wbc_node.reference`), solves the QP (:mod:`wbc_node.wbc`), and integrates the
+accelerations into position/velocity setpoints. Until a reference and a plan exist, and whenever
+the QP fails or its inputs are not finite, it answers with the stand controller — logged.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from biped_common.com_plan import ComPlan
+from biped_common.robot_model import RobotModel
+from biped_common.state import JointCommand, SensorFrame
+from wbc_node.reference import sample_arrays, wbc_reference
+from wbc_node.stand import StandController
+from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
+
+FINITE_DIFFERENCE_S = 0.004
+
+
+class WalkingWbc:
+    """Tracks the gait reference and CoM plan it was last given."""
+
+    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, control_period_s: float = 0.002,
+                 log: Callable[[str], None] = print):
+        self.robot = robot
+        self.wbc = WholeBodyController(robot, gains)
+        self.stand = StandController(robot)
+        self.control_period_s = control_period_s
+        self._log = log
+        self._arrays: dict[str, np.ndarray] | None = None
+        self._arrays_stamp_s = 0.0
+        self._upper_index = np.zeros(0, dtype=int)
+        self.plan: ComPlan | None = None
+        self.last_reference: WbcReference | None = None
+        self.last_output: WbcOutput | None = None
+        self._zero = np.zeros(robot.n_joints)
+
+    def set_reference(self, arrays: dict[str, np.ndarray], stamp_s: float, upper_joint_names=()) -> None:
+        """A new gait reference (times relative to ``stamp_s`` [s]); ``upper_joint_names`` name
+        the columns of ``arrays['upper_joints_rad']``. A non-finite reference is refused (logged)
+        and the previous one is kept; unknown joint names raise ValueError."""
+        if not all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in arrays.values()):
+            self._log("WBC: non-finite gait reference: continuing the previous reference")
+            return
+        self._upper_index = np.array([self.robot.joint_index[n] for n in upper_joint_names], dtype=int)
+        self._arrays, self._arrays_stamp_s = arrays, stamp_s
+
+    def set_plan(self, plan: ComPlan) -> None:
+        self.plan = plan
+
+    @property
+    def ready(self) -> bool:
+        return self._arrays is not None and self.plan is not None
+
+    def command(self, frame: SensorFrame, q: np.ndarray, v: np.ndarray) -> JointCommand:
+        """The command answering ``frame`` for Pinocchio state (q, v)."""
+        now = frame.stamp_s
+        self.last_output = None
+        if not self.ready:
+            return self.stand.command(frame)
+        offset = now - self._arrays_stamp_s
+        samples = sample_arrays(self._arrays, offset + FINITE_DIFFERENCE_S * np.arange(3))
+        reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self.plan.at(now), self.robot.standing_posture_rad,
+                                  self._upper_index)
+        self.last_reference = reference
+        out = self.wbc.solve(q, v, reference)
+        self.last_output = out
+        if not out.ok:
+            self._log(f"WBC: {out.status}: stand controller engaged")
+            return self.stand.command(frame)
+        dt = self.control_period_s
+        acceleration = out.acceleration[6:]
+        q_joints, v_joints = q[7:], v[6:]
+        # Torque is the command; the integrated setpoints serve drivers that close their own loop
+        # (gains zero here: MuJoCo applies the torque exactly).
+        return JointCommand(stamp_s=now, joint_names=self.robot.joint_names,
+                            position_rad=q_joints + v_joints * dt + 0.5 * acceleration * dt * dt,
+                            velocity_rad_s=v_joints + acceleration * dt, effort_nm=out.torque_nm,
+                            kp=self._zero, kd=self._zero)

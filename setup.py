@@ -32,6 +32,7 @@ setup(
             "mock_ros2_control_robot = sim_bridge.node:mock_robot_main",
             "wbc_node = wbc_node.node:main",
             "gait_planner_node = gait_planner_node.node:main",
+            "mpc_node = mpc_node.node:main",
         ],
     },
 )

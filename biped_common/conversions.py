@@ -29,6 +29,11 @@ a ROS graph. Encodings (also listed in the README's topic table):
   ``trajectory_msgs/JointTrajectory`` with joint_names [left_foot, right_foot], positions 1.0 in
   stance and 0.0 in swing, same times. Upper body (``/gait/upper_body``):
   ``trajectory_msgs/JointTrajectory`` of the upper-body joint angles [rad], same times.
+- CoM plan (``/mpc/com_plan``): ``trajectory_msgs/MultiDOFJointTrajectory``, ``joint_names`` =
+  [com, cop], ``header.stamp`` = the plan's start (sim time), one point per MPC step k at
+  ``time_from_start`` = k·dt: ``com`` transform translation = (c_x, c_y, h) [m] (h the pendulum
+  height), its velocity linear = (ċ_x, ċ_y, 0) [m/s]; ``cop`` translation = (z_x, z_y, 0) [m],
+  the CoP held from step k to k+1 (the last point repeats the last CoP).
 - Bridge status: ``diagnostic_msgs/DiagnosticArray`` with one status named ``sim_bridge``;
   ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
   change.
@@ -49,9 +54,11 @@ from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray, MultiArrayDimension
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Transform, Twist
+from geometry_msgs.msg import Vector3
 from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
                                  MultiDOFJointTrajectoryPoint)
 
+from biped_common.com_plan import GRAVITY_M_S2, ComPlan
 from biped_common.errors import CommandError
 from biped_common.rotations import quat_normalize, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
@@ -267,6 +274,33 @@ def bridge_status_message(stamp_s: float, mode: str, details: dict[str, str] | N
     return msg
 
 
+def timing_status_message(stamp_s: float, name: str, samples_s: Sequence[float]) -> DiagnosticArray:
+    """A node's compute-time statistics as ``diagnostic_msgs/DiagnosticArray``: one status named
+    ``name`` with keys ``p50_ms``, ``p99_ms``, ``count`` (over ``samples_s`` [s])."""
+    ms = np.asarray(samples_s, dtype=float) * 1e3
+    values = {"p50_ms": f"{np.median(ms):.4f}" if ms.size else "nan",
+              "p99_ms": f"{np.percentile(ms, 99):.4f}" if ms.size else "nan", "count": str(ms.size)}
+    status = DiagnosticStatus(level=DiagnosticStatus.OK, name=name, message="timing", hardware_id=name,
+                              values=[KeyValue(key=k, value=v) for k, v in values.items()])
+    msg = DiagnosticArray(status=[status])
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    return msg
+
+
+def timing_from_status(msg: DiagnosticArray) -> dict[str, dict[str, float]]:
+    """{status name: {p50_ms, p99_ms, count}} of the timing statuses in ``msg``."""
+    out = {}
+    for status in msg.status:
+        if status.message != "timing":
+            continue
+        values = {kv.key: kv.value for kv in status.values}
+        try:
+            out[status.name] = {k: float(values[k]) for k in ("p50_ms", "p99_ms", "count")}
+        except (KeyError, ValueError):
+            continue
+    return out
+
+
 # -- ros2_control forward command controllers --------------------------------------------------
 def forward_command_message(values: Sequence[float]) -> Float64MultiArray:
     """``std_msgs/Float64MultiArray`` as ros2_control's forward_command_controller expects it:
@@ -358,3 +392,58 @@ def gait_reference_arrays(poses: MultiDOFJointTrajectory, contacts: JointTraject
         out[f"{side}_sole_position_m"], out[f"{side}_sole_quat_wxyz"] = arrays(index)
         out[f"{side}_in_stance"] = np.array([p.positions[index - 1] > 0.5 for p in contacts.points])
     return out
+
+
+def upper_body_arrays(upper: JointTrajectory, times_s: np.ndarray) -> tuple[tuple[str, ...], np.ndarray]:
+    """Joint names and angles (N, joints) [rad] of ``/gait/upper_body``; ValueError when its
+    times differ from the reference's ``times_s``."""
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in upper.points])
+    if times.shape != np.shape(times_s) or not np.allclose(times, times_s, atol=1e-6):
+        raise ValueError("upper-body trajectory times differ from the reference's")
+    names = tuple(upper.joint_names)
+    values = np.array([list(p.positions) for p in upper.points], dtype=float).reshape(len(times), len(names))
+    return names, values
+
+
+COM_PLAN_FRAMES = ("com", "cop")
+
+
+def com_plan_message(plan: ComPlan) -> MultiDOFJointTrajectory:
+    """``/mpc/com_plan`` (see module doc)."""
+    msg = MultiDOFJointTrajectory()
+    msg.header.stamp, msg.header.frame_id = seconds_to_stamp(plan.start_s), WORLD_FRAME
+    msg.joint_names = list(COM_PLAN_FRAMES)
+    height = plan.com_height_m
+    states, cop = plan.states.tolist(), plan.cop.tolist()
+    for k, (cx, vx, cy, vy) in enumerate(states):
+        zx, zy = cop[min(k, len(cop) - 1)]
+        com = Transform(translation=Vector3(x=cx, y=cy, z=height))
+        com.rotation.w = 1.0
+        point = Transform(translation=Vector3(x=zx, y=zy, z=0.0))
+        point.rotation.w = 1.0
+        msg.points.append(MultiDOFJointTrajectoryPoint(
+            transforms=[com, point], velocities=[Twist(linear=Vector3(x=vx, y=vy)), Twist()],
+            time_from_start=_duration(k * plan.dt_s)))
+    return msg
+
+
+def com_plan_from_message(msg: MultiDOFJointTrajectory) -> ComPlan:
+    """The :class:`ComPlan` of a ``/mpc/com_plan`` message; ValueError when malformed."""
+    if tuple(msg.joint_names) != COM_PLAN_FRAMES or len(msg.points) < 2:
+        raise ValueError(f"not a CoM plan: joints {list(msg.joint_names)}, {len(msg.points)} points")
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in msg.points])
+    dt = float(times[1] - times[0])
+    if dt <= 0 or not np.allclose(np.diff(times), dt, atol=1e-6):
+        raise ValueError("CoM plan points are not evenly spaced")
+    states, cop = [], []
+    for p in msg.points:
+        if len(p.transforms) != 2 or len(p.velocities) < 1:
+            raise ValueError("CoM plan point needs com and cop transforms and the com velocity")
+        c, z, v = p.transforms[0].translation, p.transforms[1].translation, p.velocities[0].linear
+        states.append((c.x, v.x, c.y, v.y))
+        cop.append((z.x, z.y))
+    height = msg.points[0].transforms[0].translation.z
+    if not (np.isfinite(height) and height > 0):
+        raise ValueError(f"CoM plan height must be positive, got {height}")
+    return ComPlan(stamp_to_seconds(msg.header.stamp), dt, np.array(states), np.array(cop[:-1]),
+                   math.sqrt(GRAVITY_M_S2 / height))

@@ -174,9 +174,10 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
                           video_path=out / "walk.mp4" if video else None)
     files = write_report(result, out)
     m = result.metrics
+    def ms(timing):
+        return "n/a" if timing["p50"] is None else f"{timing['p50']:.2f}/{timing['p99']:.2f} ms"
     print(f"fell: {m['fell']}  max foot slip {m['max_foot_slip_m'] * 100:.1f} cm  RTF {m['real_time_factor']:.2f}  "
-          f"WBC p50/p99 {m['wbc_solve_ms']['p50']:.2f}/{m['wbc_solve_ms']['p99']:.2f} ms  "
-          f"MPC p50/p99 {m['mpc_solve_ms']['p50']:.2f}/{m['mpc_solve_ms']['p99']:.2f} ms")
+          f"WBC p50/p99 {ms(m['wbc_solve_ms'])}  MPC p50/p99 {ms(m['mpc_solve_ms'])}")
     for seg in m["segments"]:
         print(f"  {seg['name']:14s} commanded {np.round(seg['commanded'], 3).tolist()}  achieved "
               f"{np.round(seg['achieved'], 3).tolist()}")

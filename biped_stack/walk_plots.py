@@ -51,8 +51,8 @@ def plot_all(result, out: Path) -> list[Path]:
     save(fig, "velocity.png")
 
     # CoM and planned CoP vs the footprints (top view) and lateral over time.
-    com = np.array(log.com)
-    cop = np.array(log.cop_plan)
+    com = np.array(log.com).reshape(-1, 4)
+    cop = np.array(log.cop_plan).reshape(-1, 3)
     fig, (top, side) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [1.4, 1]})
     for foot, colour in (("left", "tab:blue"), ("right", "tab:red")):
         sole = trace[f"{foot}_sole_position_m"]
@@ -68,7 +68,8 @@ def plot_all(result, out: Path) -> list[Path]:
     half_width = FootGeometry.from_robot(load_robot(result.metrics["robot"])).half_width_m
     window = (com[:, 0] >= 3.0) & (com[:, 0] < 6.0)
     side.plot(com[window, 0], com[window, 2], "k", label="CoM y")
-    side.plot(cop[window, 0], cop[window, 2], color="tab:orange", label="planned CoP y")
+    cop_window = (cop[:, 0] >= 3.0) & (cop[:, 0] < 6.0)
+    side.plot(cop[cop_window, 0], cop[cop_window, 2], color="tab:orange", label="planned CoP y")
     tw = (t >= 3.0) & (t < 6.0)
     for foot, colour in (("left", "tab:blue"), ("right", "tab:red")):
         y = np.where(trace[f"{foot}_planned_stance"][tw], trace[f"{foot}_sole_position_m"][tw, 1], np.nan)
@@ -102,12 +103,13 @@ def plot_all(result, out: Path) -> list[Path]:
         ax.legend(fontsize=7, ncol=2)
         save(fig, "torques.png")
 
-    fig, ax = plt.subplots(figsize=(7, 3))
-    for samples, label in ((log.wbc_solve_s, "WBC tick (500 Hz)"), (log.mpc_solve_s, "MPC solve (125 Hz)")):
-        if samples:
-            ax.hist(np.asarray(samples) * 1e3, bins=80, alpha=0.6, label=label)
-    ax.set_xlabel("time [ms]")
-    ax.set_yscale("log")
-    ax.legend()
-    save(fig, "solve_times.png")
+    if log.wbc_solve_s or log.mpc_solve_s:  # per-tick times exist in-process (nodes report percentiles)
+        fig, ax = plt.subplots(figsize=(7, 3))
+        for samples, label in ((log.wbc_solve_s, "WBC tick (500 Hz)"), (log.mpc_solve_s, "MPC solve (125 Hz)")):
+            if samples:
+                ax.hist(np.asarray(samples) * 1e3, bins=80, alpha=0.6, label=label)
+        ax.set_xlabel("time [ms]")
+        ax.set_yscale("log")
+        ax.legend()
+        save(fig, "solve_times.png")
     return files

@@ -1,23 +1,35 @@
-"""ROS 2 shell of the controller: sensor topics in, ``/joint_commands`` out.
+"""ROS 2 shell of the controller: sensor topics (and, walking, the gait reference and CoM plan)
+in, ``/joint_commands`` out.
 
-Pairs ``/joint_states`` and ``/imu`` by stamp (the bridge publishes both for every frame), runs the
-stand controller on each complete frame and publishes the command stamped with that frame's stamp
-(the lockstep handshake).
+Pairs ``/joint_states`` and ``/imu`` — and in ``walk`` mode with ``state_source:=ground_truth``
+also ``/ground_truth/odom`` — by stamp (the bridge publishes all of them for every frame), runs
+the controller on each complete frame and publishes the command stamped with that frame's stamp
+(the lockstep handshake). ``mode``: ``stand`` runs the stand controller; ``walk`` the walking
+whole-body controller (:class:`wbc_node.walking.WalkingWbc`), which stands until the first
+reference and CoM plan arrive. Its solve times go to ``/diagnostics`` every second.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
+import numpy as np
+from diagnostic_msgs.msg import DiagnosticArray
+from nav_msgs.msg import Odometry
 from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
-from trajectory_msgs.msg import JointTrajectory
+from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
 from biped_common import conversions as conv
+from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
 from sim_bridge.node import SENSOR_QOS
 from wbc_node.stand import StandController
+from wbc_node.walking import WalkingWbc
+
+STATE_TOPICS = {"ground_truth": "ground_truth/odom", "estimator": "odom"}
 
 
 @dataclass(frozen=True)
@@ -25,37 +37,87 @@ class WbcNodeConfig:
     """Controller node parameters."""
 
     robot: str = "humanoid"
+    mode: str = "stand"                  # stand | walk
+    state_source: str = "ground_truth"   # ground_truth | estimator (walk mode)
 
 
 class WbcNode(Node):
     def __init__(self):
         super().__init__("wbc")
         self.config = declare_config(self, WbcNodeConfig)
+        if self.config.mode not in ("stand", "walk"):
+            raise ConfigError("mode", f"must be stand or walk, got {self.config.mode!r}")
+        if self.config.state_source not in STATE_TOPICS:
+            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.config.state_source!r}")
         self.robot = load_robot(self.config.robot)
-        self.controller = StandController(self.robot)
-        self._joints: dict[int, JointState] = {}
-        self._imus: dict[int, Imu] = {}
-        self._answered_ns = -1
+        self.walking = self.config.mode == "walk"
+        self._warn = RepeatFilter(self.get_logger().warning)
         self._log_error = RepeatFilter(self.get_logger().error)
+        self.stand = StandController(self.robot)
+        self.walker = WalkingWbc(self.robot, log=self._warn) if self.walking else None
+        self._pair_truth = self.walking and self.config.state_source == "ground_truth"
+        self._buffers: dict[str, dict[int, object]] = {"joints": {}, "imu": {}, "odom": {}}
+        self._latest_odom: Odometry | None = None
+        self._answered_ns = -1
+        self._references: dict[int, list] = {}
+        self._solve_s: list[float] = []
+        self._last_report = time.monotonic()
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
-        self.create_subscription(JointState, "joint_states", self._on_joints, SENSOR_QOS)
-        self.create_subscription(Imu, "imu", self._on_imu, SENSOR_QOS)
-        self.get_logger().info(f"stand controller for {self.robot.name}")
+        self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
+        self.create_subscription(JointState, "joint_states", lambda m: self._on_sensor("joints", m), SENSOR_QOS)
+        self.create_subscription(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS)
+        if self.walking:
+            self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS)
+            self.create_subscription(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference(0, m), 10)
+            self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on_reference(1, m), 10)
+            self.create_subscription(JointTrajectory, "gait/upper_body", lambda m: self._on_reference(2, m), 10)
+            self.create_subscription(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, 10)
+        self.get_logger().info(f"{self.config.mode} controller for {self.robot.name}"
+                               + (f", state from {self.config.state_source}" if self.walking else ""))
 
-    def _on_joints(self, msg: JointState) -> None:
-        _bounded_put(self._joints, conv.stamp_to_ns(msg.header.stamp), msg)
-        self._try_answer(conv.stamp_to_ns(msg.header.stamp))
+    # -- inputs -------------------------------------------------------------------------------
+    def _on_odom(self, msg: Odometry) -> None:
+        self._latest_odom = msg
+        if self._pair_truth:
+            self._on_sensor("odom", msg)
 
-    def _on_imu(self, msg: Imu) -> None:
-        _bounded_put(self._imus, conv.stamp_to_ns(msg.header.stamp), msg)
-        self._try_answer(conv.stamp_to_ns(msg.header.stamp))
-
-    def _try_answer(self, stamp_ns: int) -> None:
-        if stamp_ns <= self._answered_ns or stamp_ns not in self._joints or stamp_ns not in self._imus:
+    def _on_reference(self, part: int, msg) -> None:
+        stamp = conv.stamp_to_ns(msg.header.stamp)
+        parts = self._references.setdefault(stamp, [None, None, None])
+        parts[part] = msg
+        if any(p is None for p in parts):
+            while len(self._references) > 8:
+                del self._references[min(self._references)]
             return
-        joints, imu = self._joints.pop(stamp_ns), self._imus.pop(stamp_ns)
-        # Frames older than this one will never be answered: forget them.
-        for buffer in (self._joints, self._imus):
+        for old in [s for s in self._references if s <= stamp]:
+            del self._references[old]
+        try:
+            arrays = conv.gait_reference_arrays(parts[0], parts[1])
+            names, upper = conv.upper_body_arrays(parts[2], arrays["times_s"])
+            arrays["upper_joints_rad"] = upper
+            self.walker.set_reference(arrays, stamp * 1e-9, names)
+        except (ValueError, KeyError) as exc:
+            self._log_error(f"gait reference rejected: {exc}")
+
+    def _on_plan(self, msg: MultiDOFJointTrajectory) -> None:
+        try:
+            self.walker.set_plan(conv.com_plan_from_message(msg))
+        except ValueError as exc:
+            self._log_error(f"CoM plan rejected: {exc}")
+
+    def _on_sensor(self, kind: str, msg) -> None:
+        stamp = conv.stamp_to_ns(msg.header.stamp)
+        _bounded_put(self._buffers[kind], stamp, msg)
+        self._try_answer(stamp)
+
+    # -- the answer ---------------------------------------------------------------------------
+    def _try_answer(self, stamp_ns: int) -> None:
+        needed = ("joints", "imu", "odom") if self._pair_truth else ("joints", "imu")
+        if stamp_ns <= self._answered_ns or any(stamp_ns not in self._buffers[k] for k in needed):
+            return
+        joints, imu = self._buffers["joints"].pop(stamp_ns), self._buffers["imu"].pop(stamp_ns)
+        odom = self._buffers["odom"].pop(stamp_ns) if self._pair_truth else self._latest_odom
+        for buffer in self._buffers.values():  # frames older than this one will never be answered
             for old in [s for s in buffer if s <= stamp_ns]:
                 del buffer[old]
         try:
@@ -64,7 +126,34 @@ class WbcNode(Node):
             self._log_error(f"sensor frame rejected: {exc}")
             return
         self._answered_ns = stamp_ns
-        self._pub.publish(conv.joint_command_message(self.controller.command(frame)))
+        if not self.walking:
+            self._pub.publish(conv.joint_command_message(self.stand.command(frame)))
+            return
+        started = time.perf_counter()
+        command = self._walk(frame, odom)
+        self._solve_s.append(time.perf_counter() - started)
+        self._pub.publish(conv.joint_command_message(command))
+        if time.monotonic() - self._last_report >= 1.0:
+            self._last_report = time.monotonic()
+            self._pub_timing.publish(conv.timing_status_message(frame.stamp_s, "wbc", self._solve_s[-5000:]))
+
+    def _walk(self, frame, odom: Odometry | None):
+        if odom is None:
+            self._warn("no base state yet: standing")
+            return self.stand.command(frame)
+        try:
+            base = conv.base_state_from_odometry(odom)
+            q, v = self.robot.pinocchio_state(
+                base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
+                base.angular_velocity_base_rad_s, self.robot.joint_vector(frame.joint_names, frame.position_rad),
+                self.robot.joint_vector(frame.joint_names, frame.velocity_rad_s))
+        except ValueError as exc:
+            self._log_error(f"state rejected ({exc}): standing")
+            return self.stand.command(frame)
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
+            self._log_error("non-finite base state: standing")
+            return self.stand.command(frame)
+        return self.walker.command(frame, q, v)
 
 
 def _bounded_put(buffer: dict, stamp_ns: int, msg, capacity: int = 64) -> None:

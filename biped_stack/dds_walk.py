@@ -1,0 +1,237 @@
+"""The teleop scenario through ``launch/sim.launch.xml``: every node its own process over DDS.
+
+This process starts the launch file with the pip-only launcher (lockstep, sim time), plays the
+scenario on ``/cmd_vel`` against ``/clock``, and records what the stack publishes: the ground
+truth, joint states (sole positions and the CoM by forward kinematics here, with Pinocchio),
+foot wrenches, the planned contacts, the CoM plans and the nodes' timing diagnostics. The
+metrics are those of the in-process run; what DDS cannot show is said: body contacts other than
+the feet are not observable (a fall is the pelvis below 60 % of nominal).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+from biped_common import conversions as conv
+from biped_common.robot_model import load_robot
+from biped_stack.scenario import FALL_HEIGHT_FRACTION, Scenario, Trace, max_foot_slip_m, segment_metrics
+from biped_stack.walking import WalkingLog
+
+COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
+
+
+def _percentiles(timing: dict | None) -> dict:
+    if not timing:
+        return {"p50": None, "p99": None}
+    return {"p50": timing["p50_ms"], "p99": timing["p99_ms"]}
+
+
+class _Recorder:
+    """The probe node: plays the scenario, records the stack, by sim time."""
+
+    def __init__(self, robot, scenario: Scenario, domain_id: int):
+        import rclpy
+        from diagnostic_msgs.msg import DiagnosticArray
+        from geometry_msgs.msg import Twist, WrenchStamped
+        from nav_msgs.msg import Odometry
+        from rclpy.executors import SingleThreadedExecutor
+        from rosgraph_msgs.msg import Clock
+        from sensor_msgs.msg import JointState
+        from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+
+        from sim_bridge.node import SENSOR_QOS
+        self.rclpy = rclpy
+        self.robot, self.scenario = robot, scenario
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain_id)
+        self.node = rclpy.create_node("demo_recorder", context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.sim_time_s = -1.0
+        # Scenario time starts when this recorder sees its first complete frame (DDS discovery
+        # takes a moment; the robot stands until then): scenario time = sim time − start_s.
+        self.start_s: float | None = None
+        self.odom: dict[int, object] = {}
+        self.joints: dict[int, object] = {}
+        self.wrenches = {"left": {}, "right": {}}
+        self.contacts: list[tuple[float, bool, bool]] = []
+        self.plans: list[tuple[float, float, float]] = []
+        self.timing: dict[str, dict] = {}
+        self._cmd = self.node.create_publisher(Twist, "/cmd_vel", 10)
+        self._next_cmd_s = 0.0
+        self.node.create_subscription(Clock, "/clock", self._on_clock, SENSOR_QOS)
+        self.node.create_subscription(Odometry, "/ground_truth/odom",
+                                      lambda m: self.odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), SENSOR_QOS)
+        self.node.create_subscription(JointState, "/joint_states",
+                                      lambda m: self.joints.__setitem__(conv.stamp_to_ns(m.header.stamp), m), SENSOR_QOS)
+        for side in ("left", "right"):
+            self.node.create_subscription(
+                WrenchStamped, f"/foot/{side}/wrench",
+                lambda m, s=side: self.wrenches[s].__setitem__(conv.stamp_to_ns(m.header.stamp), m.wrench.force.z),
+                SENSOR_QOS)
+        self.node.create_subscription(JointTrajectory, "/gait/contacts", self._on_contacts, 50)
+        self.node.create_subscription(MultiDOFJointTrajectory, "/mpc/com_plan", self._on_plan, 50)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics",
+                                      lambda m: self.timing.update(conv.timing_from_status(m)), 50)
+        self._twist = conv.twist_from_velocity_command
+
+    def _on_clock(self, msg) -> None:
+        self.sim_time_s = conv.stamp_to_seconds(msg.clock)
+        if self.start_s is None and set(self.odom) & set(self.joints):
+            self.start_s = min(set(self.odom) & set(self.joints)) * 1e-9
+        if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:
+            self._next_cmd_s = self.sim_time_s + COMMAND_PERIOD_S
+            self._cmd.publish(self._twist(self.scenario.command_at(self.scenario_time_s)))
+
+    @property
+    def scenario_time_s(self) -> float:
+        return self.sim_time_s - self.start_s if self.start_s is not None else -1.0
+
+    def _on_contacts(self, msg) -> None:
+        if msg.points:
+            p = msg.points[0].positions
+            self.contacts.append((conv.stamp_to_seconds(msg.header.stamp), p[0] > 0.5, p[1] > 0.5))
+
+    def _on_plan(self, msg) -> None:
+        try:
+            plan = conv.com_plan_from_message(msg)
+        except ValueError:
+            return
+        self.plans.append((plan.start_s, *plan.cop[0]))
+
+    def spin_once(self) -> None:
+        self.executor.spin_once(timeout_sec=0.05)
+
+    def close(self) -> None:
+        self.executor.shutdown()
+        self.node.destroy_node()
+        self.rclpy.shutdown(context=self.context)
+
+    def trace(self) -> tuple[Trace, WalkingLog]:
+        """Frames with both ground truth and joint states, in time order; soles and CoM by FK."""
+        robot, model = self.robot, self.robot.pin_model
+        data = model.createData()
+        soles = {s: model.getFrameId(f.sole_site) for s, f in robot.description.feet.items()}
+        contact_t = np.array([c[0] for c in self.contacts]) if self.contacts else np.zeros(0)
+        trace, log = Trace.empty(), WalkingLog()
+        for stamp in sorted(set(self.odom) & set(self.joints)):
+            base = conv.base_state_from_odometry(self.odom[stamp])
+            js = self.joints[stamp]
+            names = tuple(js.name)
+            q, v = robot.pinocchio_state(base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
+                                         base.angular_velocity_base_rad_s, robot.joint_vector(names, js.position),
+                                         robot.joint_vector(names, js.velocity))
+            pin.framesForwardKinematics(model, data, q)
+            t = stamp * 1e-9 - self.start_s
+            if t < 0:
+                continue
+            trace.time_s.append(t)
+            trace.base_position_m.append(base.position_m)
+            trace.base_quat_wxyz.append(base.orientation_wxyz)
+            trace.base_velocity_world_m_s.append(base.linear_velocity_world_m_s)
+            trace.base_yaw_rate_rad_s.append(float((data.oMi[1].rotation @ base.angular_velocity_base_rad_s)[2]))
+            k = int(np.searchsorted(contact_t, t + self.start_s, side="right")) - 1
+            planned = self.contacts[k][1:] if k >= 0 else (True, True)
+            for i, side in enumerate(("left", "right")):
+                trace.sole_position_m[side].append(data.oMf[soles[side]].translation.copy())
+                trace.foot_normal_force_n[side].append(float(self.wrenches[side].get(stamp, 0.0)))
+                trace.planned_stance[side].append(bool(planned[i]))
+            log.com.append((t, *pin.centerOfMass(model, data, q)))
+            log.stance.append((t, *planned))
+            log.torques.append((t, *robot.joint_vector(names, js.effort)))
+        plan_t = np.array([p[0] - self.start_s for p in self.plans]) if self.plans else np.zeros(0)
+        for t in trace.time_s:
+            k = int(np.searchsorted(plan_t, t, side="right")) - 1
+            if k >= 0:
+                log.cop_plan.append((t, self.plans[k][1], self.plans[k][2]))
+        return trace, log
+
+
+def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print):
+    """Walk ``scenario`` through the launch file; returns a :class:`walk_demo.WalkResult`."""
+    from biped_stack.launcher import package_share
+    from biped_stack.walk_demo import WalkResult
+    robot = load_robot(robot_name)
+    domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
+    env = dict(os.environ, ROS_DOMAIN_ID=str(domain), PYTHONUNBUFFERED="1")
+    env.setdefault("AMENT_PREFIX_PATH", sys.prefix)
+    env.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
+    os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "AMENT_PREFIX_PATH", "RMW_IMPLEMENTATION")})
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "launch.log"
+    launch_file = package_share("biped_stack") / "launch" / "sim.launch.xml"
+    command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
+               f"style:={style}", "timing_mode:=lockstep"]
+    progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")
+    with open(log_path, "w") as log_file:
+        launcher = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
+    recorder = _Recorder(robot, scenario, domain)
+    nominal = robot.nominal_pelvis_height_m
+    fell, fall_reason = False, ""
+    wall_limit_s = 120.0 + 40.0 * scenario.duration_s
+    started = time.monotonic()
+    first_clock: tuple[float, float] | None = None
+    next_report = 5.0
+    try:
+        while recorder.scenario_time_s < scenario.duration_s:
+            if time.monotonic() - started > wall_limit_s:
+                raise RuntimeError(f"the stack reached only t = {recorder.sim_time_s:.1f} s of sim time in "
+                                   f"{wall_limit_s:.0f} s; see {log_path}")
+            if launcher.poll() is not None:
+                raise RuntimeError(f"the launcher exited (code {launcher.returncode}); see {log_path}")
+            recorder.spin_once()
+            if first_clock is None and recorder.sim_time_s > 0:
+                first_clock = (recorder.sim_time_s, time.monotonic())
+            if recorder.odom:
+                z = recorder.odom[max(recorder.odom)].pose.pose.position.z
+                if z < FALL_HEIGHT_FRACTION * nominal:
+                    fell, fall_reason = True, f"pelvis at {z:.3f} m at t = {recorder.sim_time_s:.2f} s"
+                    progress(f"  FELL: {fall_reason}")
+                    break
+            if recorder.scenario_time_s >= next_report:
+                progress(f"  t = {recorder.scenario_time_s:5.1f} / {scenario.duration_s:.0f} s  "
+                         f"command {scenario.command_at(recorder.scenario_time_s)}  wall {time.monotonic() - started:.0f} s")
+                next_report += 5.0
+        wall = time.monotonic() - first_clock[1] if first_clock else float("nan")
+        rtf = (recorder.sim_time_s - first_clock[0]) / wall if first_clock else 0.0
+        # Let the last diagnostics arrive.
+        deadline = time.monotonic() + 1.5
+        while time.monotonic() < deadline:
+            recorder.spin_once()
+    finally:
+        if launcher.poll() is None:
+            os.killpg(launcher.pid, signal.SIGINT)
+            try:
+                launcher.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(launcher.pid, signal.SIGKILL)
+                launcher.wait(5)
+        trace, log = recorder.trace()
+        recorder.close()
+    arrays = trace.arrays()
+    metrics = {
+        "robot": robot_name, "style": style, "scenario": scenario.name,
+        "mode": "multi-process over DDS (launch/sim.launch.xml, lockstep)", "state_source": "ground_truth",
+        "fell": fell, "fall_reason": fall_reason,
+        "segments": segment_metrics(scenario, arrays) if not fell else [],
+        "max_foot_slip_m": max_foot_slip_m(arrays),
+        "real_time_factor": float(rtf),
+        "wbc_solve_ms": _percentiles(recorder.timing.get("wbc")),
+        "mpc_solve_ms": _percentiles(recorder.timing.get("mpc")),
+        "fallbacks": None,
+        "min_pelvis_height_m": float(arrays["base_position_m"][:, 2].min()) if len(trace.time_s) else None,
+        "nominal_pelvis_height_m": nominal,
+        "notes": "over DDS: non-foot ground contacts are not observable; wbc/mpc times are the nodes' own "
+                 "(diagnostics), torques are the applied joint efforts",
+    }
+    return WalkResult(metrics, arrays, log, scenario)

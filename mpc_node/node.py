@@ -1,0 +1,103 @@
+"""ROS 2 shell of the CoM MPC: the gait reference and the robot's state in, ``/mpc/com_plan`` out.
+
+Solves once per gait reference (the planner publishes at 125 Hz), with the latest joint state and
+base state (``state_source``: ``ground_truth`` reads ``/ground_truth/odom``, ``estimator`` reads
+``/odom``). Publishes its solve times on ``/diagnostics`` every second.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from diagnostic_msgs.msg import DiagnosticArray
+from nav_msgs.msg import Odometry
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+
+from biped_common import conversions as conv
+from biped_common.errors import ConfigError
+from biped_common.robot_model import load_robot
+from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from mpc_node.planning import ComPlanner
+from sim_bridge.node import SENSOR_QOS
+
+STATE_TOPICS = {"ground_truth": "ground_truth/odom", "estimator": "odom"}
+
+
+@dataclass(frozen=True)
+class MpcNodeConfig:
+    """MPC node parameters."""
+
+    robot: str = "humanoid"
+    state_source: str = "ground_truth"   # ground_truth | estimator
+
+
+class MpcNode(Node):
+    def __init__(self):
+        super().__init__("mpc")
+        self.config = declare_config(self, MpcNodeConfig)
+        if self.config.state_source not in STATE_TOPICS:
+            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.config.state_source!r}")
+        self.robot = load_robot(self.config.robot)
+        self._warn = RepeatFilter(self.get_logger().warning)
+        self.planner = ComPlanner(self.robot, log=self._warn)
+        self._references: dict[int, MultiDOFJointTrajectory] = {}
+        self._contacts: dict[int, JointTrajectory] = {}
+        self._joints: JointState | None = None
+        self._base: Odometry | None = None
+        self._solve_s: list[float] = []
+        self._last_report = time.monotonic()
+        self._pub = self.create_publisher(MultiDOFJointTrajectory, "mpc/com_plan", 10)
+        self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
+        self.create_subscription(MultiDOFJointTrajectory, "gait/reference", self._on_reference, 10)
+        self.create_subscription(JointTrajectory, "gait/contacts", self._on_contacts, 10)
+        self.create_subscription(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS)
+        self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source],
+                                 lambda m: setattr(self, "_base", m), SENSOR_QOS)
+        self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
+                               f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
+
+    def _on_reference(self, msg: MultiDOFJointTrajectory) -> None:
+        self._references[conv.stamp_to_ns(msg.header.stamp)] = msg
+        self._try_solve(conv.stamp_to_ns(msg.header.stamp))
+
+    def _on_contacts(self, msg: JointTrajectory) -> None:
+        self._contacts[conv.stamp_to_ns(msg.header.stamp)] = msg
+        self._try_solve(conv.stamp_to_ns(msg.header.stamp))
+
+    def _try_solve(self, stamp_ns: int) -> None:
+        if stamp_ns not in self._references or stamp_ns not in self._contacts:
+            return
+        reference, contacts = self._references.pop(stamp_ns), self._contacts.pop(stamp_ns)
+        for buffer in (self._references, self._contacts):  # older halves will never pair
+            for old in [s for s in buffer if s <= stamp_ns]:
+                del buffer[old]
+        if self._joints is None or self._base is None:
+            self._warn("MPC: waiting for joint states and the base state")
+            return
+        try:
+            arrays = conv.gait_reference_arrays(reference, contacts)
+            base = conv.base_state_from_odometry(self._base)
+            names = tuple(self._joints.name)
+            q, v = self.robot.pinocchio_state(
+                base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
+                base.angular_velocity_base_rad_s, self.robot.joint_vector(names, self._joints.position),
+                self.robot.joint_vector(names, self._joints.velocity))
+        except ValueError as exc:
+            self._warn(f"MPC: input rejected: {exc}")
+            return
+        started = time.perf_counter()
+        plan = self.planner.update(stamp_ns * 1e-9, arrays, q, v)
+        self._solve_s.append(time.perf_counter() - started)
+        if plan is not None:
+            self._pub.publish(conv.com_plan_message(plan))
+        if time.monotonic() - self._last_report >= 1.0:
+            self._last_report = time.monotonic()
+            self._pub_timing.publish(conv.timing_status_message(stamp_ns * 1e-9, "mpc", self._solve_s[-2000:]))
+
+
+def main() -> int:
+    """Entry point ``mpc_node``."""
+    return run_node(MpcNode)

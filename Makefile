@@ -36,6 +36,9 @@ bench: $(STAMP)
 	$(PY) bench/dds_round_trip.py
 	$(PY) bench/gait_planner_tick.py
 	$(PY) bench/gait_node_rate.py
+	$(PY) bench/walking_controllers.py
+	$(PY) bench/wbc_qp_solvers.py
+	$(PY) bench/walking_dds.py
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

@@ -1,7 +1,7 @@
 """``biped-stack demo``: walk a teleop scenario in MuJoCo and write a report folder.
 
 In-process (default) the cores run in lockstep in this process (:mod:`biped_stack.walking`);
-``--multiprocess`` runs every node as its own process over DDS (:mod:`biped_stack.dds_walk`).
+``--multiprocess`` runs every node as its own process over DDS (:mod:`biped_stack.ros_walk`).
 The report: ``metrics.json`` (issue #4's keys), plots (commanded vs achieved velocity, CoM and
 CoP vs the support polygon, foot heights, joint torques vs limits, solve times) and, when
 offscreen rendering works, ``walk.mp4``.
@@ -167,7 +167,7 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
     print(f"walking {robot} ({style}) through '{scenario.name}' ({scenario.duration_s:.0f} s sim time, "
           f"{'multi-process over DDS' if multiprocess else 'in-process lockstep'})", flush=True)
     if multiprocess:
-        from biped_stack.dds_walk import run_walk_multiprocess
+        from biped_stack.ros_walk import run_walk_multiprocess
         result = run_walk_multiprocess(robot, style, scenario, out)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),

@@ -4,6 +4,7 @@ Each test has its own ROS_DOMAIN_ID, bounds every wait, and stops every process 
 """
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -50,24 +51,39 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
     assert probe.spin_until(lambda: probe.sim_time_s() >= 0.5, timeout_s=60, alive=[bridge, controller]), \
         processes.output("sim_bridge")[-2000:]
 
-    publish = probe.publisher(JointTrajectory, "/joint_commands").publish
+    commands = probe.publisher(JointTrajectory, "/joint_commands")
+    pushes = probe.publisher(WrenchStamped, "/push")
     n = robot.n_joints
     nan_position = np.array(robot.standing_posture_rad)
     nan_position[3] = math.nan
     stamp = probe.sim_time_s()
-    publish(conv.joint_command_message(JointCommand(stamp, robot.joint_names, nan_position, np.zeros(n),
-                                                    np.zeros(n), robot.kp, robot.kd)))
-    publish(conv.joint_command_message(JointCommand(stamp, ("l_knee", "tail"), np.zeros(2), np.zeros(2),
-                                                    np.zeros(2), np.zeros(2), np.zeros(2))))
-    push = probe.publisher(WrenchStamped, "/push").publish
-    push(conv.push_message(Push("pelvis", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0)))
-    push(conv.push_message(Push("nose", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0)))
-    assert probe.spin_until(lambda: probe.sim_time_s() >= 1.5, timeout_s=60, alive=[bridge, controller])
-    log = processes.output("sim_bridge")
-    assert "push on pelvis: [10.  0.  0.] N" in log
-    assert "rejected push: \"'nose' not found in the MuJoCo model\"" in log
-    assert "non-finite position_rad for joint(s) ['l_knee']" in log
-    assert "unknown joint(s) ['tail']" in log
+    bad_commands = [JointCommand(stamp, robot.joint_names, nan_position, np.zeros(n), np.zeros(n), robot.kp, robot.kd),
+                    JointCommand(stamp, ("l_knee", "tail"), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2),
+                                 np.zeros(2))]
+    expected = {"push on pelvis: [10.  0.  0.] N": Push("pelvis", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0),
+                "rejected push: \"'nose' not found in the MuJoCo model\"":
+                    Push("nose", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0),
+                "non-finite position_rad for joint(s) ['l_knee']": bad_commands[0],
+                "unknown joint(s) ['tail']": bad_commands[1]}
+    # Volatile topics drop what is sent before the bridge has matched us, so each message is sent
+    # again (at most every 0.5 s) until the bridge's log shows it arrived.
+    sent_at = {}
+
+    def all_seen():
+        log = processes.output("sim_bridge")
+        pending = [line for line in expected if line not in log]
+        for line in pending:
+            if time.monotonic() - sent_at.get(line, -1.0) >= 0.5:
+                sent_at[line] = time.monotonic()
+                item = expected[line]
+                if isinstance(item, Push):
+                    pushes.publish(conv.push_message(item))
+                else:
+                    commands.publish(conv.joint_command_message(item))
+        return not pending
+    assert probe.spin_until(all_seen, timeout_s=30, alive=[bridge, controller]), processes.output("sim_bridge")
+    assert processes.output("sim_bridge").count("push on pelvis") == 1  # the push was applied once
+    assert probe.spin_until(lambda: probe.sim_time_s() >= stamp + 1.0, timeout_s=60, alive=[bridge, controller])
     assert abs(probe.odometry[-1][1] - robot.nominal_pelvis_height_m) < 0.02
 
     processes.children["wbc"].kill()  # SIGKILL: no goodbye
@@ -81,8 +97,9 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
 
 def test_realtime_mode_runs_at_wall_clock_pace(stack):
     processes, probe = stack
+    # The stand controller alone: this is about the bridge's pacing, not the walking stack's load.
     launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped", "timing_mode:=realtime",
-                                "control_rate_hz:=250")
+                                "control_rate_hz:=250", "walk:=false")
     assert probe.spin_until(lambda: probe.sim_time_s() >= 0.1, timeout_s=60, alive=[launcher])
     import time
     wall_start, sim_start = time.monotonic(), probe.sim_time_s()

@@ -1,0 +1,36 @@
+"""Walking with every node its own process over DDS (launch/sim.launch.xml, lockstep), driven by
+a scenario on /cmd_vel: the same tracking bars as in-process."""
+
+import numpy as np
+import pytest
+
+from biped_stack.ros_walk import run_walk_multiprocess
+from biped_stack.scenario import Scenario, Segment, load_scenario
+
+pytestmark = pytest.mark.dds
+
+
+def check(metrics):
+    assert not metrics["fell"], metrics["fall_reason"]
+    for segment in metrics["segments"]:
+        error = np.abs(np.subtract(segment["achieved"], segment["commanded"]))
+        assert error[0] <= 0.05 and error[1] <= 0.05 and error[2] <= 0.1, segment
+    assert metrics["max_foot_slip_m"] < 0.02
+    assert metrics["wbc_solve_ms"]["p50"] is not None and metrics["mpc_solve_ms"]["p50"] is not None
+    assert metrics["real_time_factor"] > 0.05
+
+
+def test_biped_walks_forward_over_dds(tmp_path, ros_domain_id):
+    scenario = Scenario("short", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 4.0, (0.3, 0.0, 0.0))))
+    result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path, progress=lambda m: None)
+    check(result.metrics)
+    assert [s["name"] for s in result.metrics["segments"]] == ["stand", "forward"]
+    log = (tmp_path / "launch.log").read_text()
+    assert "[gait_planner" in log and "[mpc" in log and "[wbc" in log and "Traceback" not in log
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
+def test_the_teleop_script_over_dds(tmp_path, ros_domain_id, robot_name):
+    result = run_walk_multiprocess(robot_name, "neutral", load_scenario("teleop"), tmp_path, progress=lambda m: None)
+    check(result.metrics)

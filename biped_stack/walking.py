@@ -9,6 +9,7 @@ The same cores the nodes wrap (:class:`GaitPlanner`, :class:`mpc_node.planning.C
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -28,8 +29,10 @@ from wbc_node.walking import WalkingWbc
 class WalkingLog:
     """Per-tick numbers for metrics and plots (appended by :class:`WalkingController`)."""
 
-    wbc_solve_s: list = field(default_factory=list)
-    mpc_solve_s: list = field(default_factory=list)
+    wbc_solve_s: list = field(default_factory=list)   # the QP tick: dynamics, tasks, solve, torques
+    mpc_solve_s: list = field(default_factory=list)   # OSQP's solve
+    wbc_tick_s: list = field(default_factory=list)    # the whole WBC tick (reference sampling included)
+    mpc_tick_s: list = field(default_factory=list)    # the whole MPC tick (CoM, support polygons, solve)
     com: list = field(default_factory=list)          # (t, x, y, z)
     com_plan: list = field(default_factory=list)     # (t, x, y)
     cop_plan: list = field(default_factory=list)     # (t, x, y)
@@ -67,7 +70,9 @@ class WalkingController:
             self.planner.step(now_s - self._planner_time_s)
         self._planner_time_s = now_s
         arrays = reference_arrays(self.planner.reference())
+        started = time.perf_counter()
         plan = self.com_planner.update(now_s, arrays, q, v)
+        self.log.mpc_tick_s.append(time.perf_counter() - started)
         if self.com_planner.last_result is not None and self.com_planner.last_result.plan is plan:
             self.log.mpc_solve_s.append(self.com_planner.last_result.solve_time_s)
         self.wbc.set_reference(arrays, now_s, self.planner.config.upper_joint_names)
@@ -83,7 +88,9 @@ class WalkingController:
             self.robot.joint_vector(frame.joint_names, frame.velocity_rad_s))
         if self._planner_time_s is None or now - self._planner_time_s >= self.planner_period_s - 1e-9:
             self._replan(now, q, v)
+        started = time.perf_counter()
         command = self.wbc.command(frame, q, v)
+        self.log.wbc_tick_s.append(time.perf_counter() - started)
         self._record(now)
         return command
 

@@ -139,11 +139,22 @@ class ComMpc:
         self._solver = osqp.OSQP()
         lower = np.concatenate([np.zeros(self._n_eq), -np.inf * np.ones(n * MAX_EDGES)])
         upper = np.concatenate([np.zeros(self._n_eq), np.ones(n * MAX_EDGES)])
-        self._solver.setup(self._cost_matrix(), np.zeros(self._nvar),
-                           sparse.vstack([self._eq, self._cop_matrix(np.ones((n, MAX_EDGES, 2)))], format="csc"),
-                           lower, upper, verbose=False, warm_starting=True, polishing=False,
+        constraints = sparse.vstack([self._eq, self._cop_matrix(np.ones((n, MAX_EDGES, 2)))], format="csc")
+        # Where each CoP coefficient lands in the constraint matrix's CSC data (OSQP updates it in
+        # place): mark the entries (equality rows negative, CoP entries by their index) and read
+        # the order back once.
+        eq_marker = sparse.csc_matrix((-np.arange(1.0, self._eq.nnz + 1), self._eq.indices, self._eq.indptr),
+                                      shape=self._eq.shape)
+        cop_marker = sparse.csc_matrix((np.arange(1.0, rows.size + 1), (rows, cols)),
+                                       shape=(n * MAX_EDGES, self._nvar))
+        order = sparse.vstack([eq_marker, cop_marker], format="csc").data
+        self._ax = np.where(order < 0, self._eq.data[(-order - 1).astype(int).clip(0)], 0.0)
+        self._cop_positions = np.flatnonzero(order > 0)
+        self._cop_sources = (order[self._cop_positions] - 1).astype(int)
+        self._solver.setup(self._cost_matrix(), np.zeros(self._nvar), constraints, lower, upper, verbose=False, warm_starting=True, polishing=False,
                            eps_abs=1e-6, eps_rel=1e-6, max_iter=4000)
         self._last: ComPlan | None = None
+        self._hulls: dict = {}  # double-support polygons by corner positions (they recur)
 
     # -- construction --------------------------------------------------------------------------
     def _cost_matrix(self) -> sparse.csc_matrix:
@@ -210,7 +221,7 @@ class ComMpc:
         index = np.clip(np.searchsorted(schedule.times_s, middles, side="right") - 1, 0, schedule.times_s.size - 1)
         sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
                               schedule.left_pose[index], schedule.right_pose[index])
-        normals, offsets, centres = support_polygons(sub, self.foot, cfg.support_margin_m)
+        normals, offsets, centres = support_polygons(sub, self.foot, cfg.support_margin_m, self._hulls)
         if np.all(sub.left_stance & sub.right_stance) and np.allclose(offsets, offsets[0]) and \
                 np.allclose(normals, normals[0]):
             # Standing (one unchanging double support over the whole preview): no reason to move
@@ -233,7 +244,9 @@ class ComMpc:
         lower = np.concatenate([np.where(free, -np.inf, initial), np.zeros(self._n_eq - NX),
                                 -np.inf * np.ones(n * MAX_EDGES)])
         upper = np.concatenate([np.where(free, np.inf, initial), np.zeros(self._n_eq - NX), offsets.ravel()])
-        ax = sparse.vstack([self._eq, self._cop_matrix(normals)], format="csc").data  # setup's pattern
+        data = normals.reshape(-1)
+        ax = self._ax.copy()
+        ax[self._cop_positions] = np.where(data == 0.0, 1e-12, data)[self._cop_sources]
         start = time.perf_counter()
         self._solver.update(q=q, l=lower, u=upper, Ax=ax)
         result = self._solver.solve(raise_error=False)

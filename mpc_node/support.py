@@ -83,25 +83,47 @@ def half_planes(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             np.concatenate([offsets, np.repeat(offsets[:1], pad)]))
 
 
-def support_polygons(schedule: SupportSchedule, foot: FootGeometry, margin_m: float = 0.01):
+def _corners_many(poses: np.ndarray, foot: FootGeometry, margin_m: float) -> np.ndarray:
+    """:func:`sole_corners` for poses (n, 3) → (n, 4, 2)."""
+    x0, x1 = foot.heel_x_m + margin_m, foot.toe_x_m - margin_m
+    w = max(foot.half_width_m - margin_m, 1e-3)
+    local = np.array([[x0, -w], [x1, -w], [x1, w], [x0, w]])
+    c, s = np.cos(poses[:, 2])[:, None], np.sin(poses[:, 2])[:, None]
+    return np.stack([c * local[:, 0] - s * local[:, 1], s * local[:, 0] + c * local[:, 1]], axis=-1) + poses[:, None, :2]
+
+
+def support_polygons(schedule: SupportSchedule, foot: FootGeometry, margin_m: float = 0.01,
+                     cache: dict | None = None):
     """Per schedule time: half-planes (N, MAX_EDGES, 2), (N, MAX_EDGES) and the polygon's centroid
     (N, 2) (the CoP reference). A time with no foot in stance (a planner flight phase, which
-    walking styles cannot represent) raises ValueError."""
+    walking styles cannot represent) raises ValueError. Single supports are computed for all
+    times at once; double supports through the hull (repeated polygons computed once; pass a
+    ``cache`` dict to remember them across calls — it is emptied when it grows past 512)."""
+    left, right = np.asarray(schedule.left_stance, bool), np.asarray(schedule.right_stance, bool)
+    none = ~(left | right)
+    if none.any():
+        raise ValueError(f"no foot in stance at t = {schedule.times_s[np.argmax(none)]:.3f} s")
     n = schedule.times_s.size
-    normals, offsets, centres = np.empty((n, MAX_EDGES, 2)), np.empty((n, MAX_EDGES)), np.empty((n, 2))
-    cache = {}
-    for k in range(n):
-        corners = []
-        if schedule.left_stance[k]:
-            corners.append(sole_corners(schedule.left_pose[k], foot, margin_m))
-        if schedule.right_stance[k]:
-            corners.append(sole_corners(schedule.right_pose[k], foot, margin_m))
-        if not corners:
-            raise ValueError(f"no foot in stance at t = {schedule.times_s[k]:.3f} s")
-        points = np.vstack(corners)
+    corners = {"left": _corners_many(np.asarray(schedule.left_pose, float), foot, margin_m),
+               "right": _corners_many(np.asarray(schedule.right_pose, float), foot, margin_m)}
+    # Single support: the sole rectangle (counter-clockwise), padded by repeating its first edge.
+    single = np.where(left[:, None, None], corners["left"], corners["right"])
+    edges = np.roll(single, -1, axis=1) - single
+    rect_normals = np.stack([edges[..., 1], -edges[..., 0]], axis=-1)
+    rect_normals /= np.linalg.norm(rect_normals, axis=-1, keepdims=True)
+    rect_offsets = np.einsum("nij,nij->ni", rect_normals, single)
+    pad = MAX_EDGES - 4
+    normals = np.concatenate([rect_normals, np.repeat(rect_normals[:, :1], pad, axis=1)], axis=1)
+    offsets = np.concatenate([rect_offsets, np.repeat(rect_offsets[:, :1], pad, axis=1)], axis=1)
+    centres = single.mean(axis=1)
+    cache = {} if cache is None else cache
+    if len(cache) > 512:
+        cache.clear()
+    for k in np.flatnonzero(left & right):
+        points = np.vstack([corners["left"][k], corners["right"][k]])
         key = points.round(6).tobytes()
         if key not in cache:
-            hull = convex_hull(points) if len(corners) > 1 else points
+            hull = convex_hull(points)
             cache[key] = (*half_planes(hull), hull.mean(axis=0))
         normals[k], offsets[k], centres[k] = cache[key]
     return normals, offsets, centres

@@ -7,29 +7,54 @@ import numpy as np
 from wbc_node.wbc import SIDES, FootTarget, WbcReference
 
 
+class ReferenceTable:
+    """Reference arrays prepared for fast sampling: every float array in one (N, columns) matrix,
+    so sampling at a few times is one interpolation (the WBC does it at 500 Hz)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        self.times_s = np.asarray(arrays["times_s"], dtype=float)
+        n = self.times_s.size
+        blocks, self._layout, self._flags = [], [], {}
+        column = 0
+        for key, value in arrays.items():
+            if key == "times_s":
+                continue
+            value = np.asarray(value)
+            if value.dtype == bool:
+                self._flags[key] = value
+                continue
+            flat = value.reshape(n, -1).astype(float)
+            blocks.append(flat)
+            self._layout.append((key, slice(column, column + flat.shape[1]), value.shape[1:]))
+            column += flat.shape[1]
+        self._matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
+
+    def sample(self, times_s: np.ndarray) -> dict[str, np.ndarray]:
+        """The arrays linearly interpolated at ``times_s`` (relative to the arrays' own time
+        origin; held constant outside it); stance flags from the latest sample at or before each
+        time; quaternions normalized after interpolation (the samples are close)."""
+        t = np.asarray(times_s, dtype=float)
+        src = self.times_s
+        upper = np.clip(np.searchsorted(src, t, side="right"), 1, max(src.size - 1, 1))
+        lower = upper - 1
+        span = np.maximum(src[upper] - src[lower], 1e-12)
+        w = np.clip((t - src[lower]) / span, 0.0, 1.0)[:, None]
+        values = (1.0 - w) * self._matrix[lower] + w * self._matrix[upper]
+        out = {"times_s": t}
+        for key, columns, shape in self._layout:
+            sampled = values[:, columns]
+            if key.endswith("quat_wxyz"):
+                sampled = sampled / np.linalg.norm(sampled, axis=1, keepdims=True)
+            out[key] = sampled.reshape((t.size,) + shape)
+        index = np.clip(np.searchsorted(src, t + 1e-9, side="right") - 1, 0, src.size - 1)
+        for key, flags in self._flags.items():
+            out[key] = flags[index]
+        return out
+
+
 def sample_arrays(arrays: dict[str, np.ndarray], times_s: np.ndarray) -> dict[str, np.ndarray]:
-    """The reference arrays linearly interpolated at ``times_s`` (relative to the arrays' own
-    time origin); stance flags taken from the latest sample at or before each time (quaternions
-    are interpolated component-wise then normalized: the samples are close)."""
-    t = np.asarray(times_s, dtype=float)
-    src = np.asarray(arrays["times_s"], dtype=float)
-    out = {"times_s": t}
-    index = np.clip(np.searchsorted(src, t + 1e-9, side="right") - 1, 0, src.size - 1)
-    for key, value in arrays.items():
-        if key == "times_s":
-            continue
-        value = np.asarray(value)
-        if value.dtype == bool:
-            out[key] = value[index]
-            continue
-        flat = value.reshape(src.size, -1)
-        sampled = np.empty((t.size, flat.shape[1]))
-        for i in range(flat.shape[1]):
-            sampled[:, i] = np.interp(t, src, flat[:, i])
-        if key.endswith("quat_wxyz"):
-            sampled /= np.linalg.norm(sampled, axis=1, keepdims=True)
-        out[key] = sampled.reshape((t.size,) + value.shape[1:])
-    return out
+    """:meth:`ReferenceTable.sample` for one use."""
+    return ReferenceTable(arrays).sample(times_s)
 
 
 def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample, joint_posture_rad: np.ndarray,

@@ -9,6 +9,7 @@ the QP fails or its inputs are not finite, it answers with the stand controller 
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
 import numpy as np
@@ -16,7 +17,7 @@ import numpy as np
 from biped_common.com_plan import ComPlan
 from biped_common.robot_model import RobotModel
 from biped_common.state import JointCommand, SensorFrame
-from wbc_node.reference import sample_arrays, wbc_reference
+from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
 
@@ -33,7 +34,7 @@ class WalkingWbc:
         self.stand = StandController(robot)
         self.control_period_s = control_period_s
         self._log = log
-        self._arrays: dict[str, np.ndarray] | None = None
+        self._arrays: ReferenceTable | None = None
         self._arrays_stamp_s = 0.0
         self._upper_index = np.zeros(0, dtype=int)
         self.plan: ComPlan | None = None
@@ -45,11 +46,11 @@ class WalkingWbc:
         """A new gait reference (times relative to ``stamp_s`` [s]); ``upper_joint_names`` name
         the columns of ``arrays['upper_joints_rad']``. A non-finite reference is refused (logged)
         and the previous one is kept; unknown joint names raise ValueError."""
-        if not all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in arrays.values()):
+        if not math.isfinite(sum(float(np.sum(a)) for a in arrays.values())):
             self._log("WBC: non-finite gait reference: continuing the previous reference")
             return
         self._upper_index = np.array([self.robot.joint_index[n] for n in upper_joint_names], dtype=int)
-        self._arrays, self._arrays_stamp_s = arrays, stamp_s
+        self._arrays, self._arrays_stamp_s = ReferenceTable(arrays), stamp_s
 
     def set_plan(self, plan: ComPlan) -> None:
         self.plan = plan
@@ -65,7 +66,7 @@ class WalkingWbc:
         if not self.ready:
             return self.stand.command(frame)
         offset = now - self._arrays_stamp_s
-        samples = sample_arrays(self._arrays, offset + FINITE_DIFFERENCE_S * np.arange(3))
+        samples = self._arrays.sample(offset + FINITE_DIFFERENCE_S * np.arange(3))
         reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self.plan.at(now), self.robot.standing_posture_rad,
                                   self._upper_index)
         self.last_reference = reference

@@ -57,8 +57,9 @@ class _Recorder:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.sim_time_s = -1.0
-        # Scenario time starts when this recorder sees its first complete frame (DDS discovery
-        # takes a moment; the robot stands until then): scenario time = sim time − start_s.
+        # Scenario time starts once the whole stack is up — this recorder has a complete frame and
+        # a CoM plan (the planner and MPC are running; the robot stands until then):
+        # scenario time = sim time − start_s.
         self.start_s: float | None = None
         self.odom: dict[int, object] = {}
         self.joints: dict[int, object] = {}
@@ -86,8 +87,8 @@ class _Recorder:
 
     def _on_clock(self, msg) -> None:
         self.sim_time_s = conv.stamp_to_seconds(msg.clock)
-        if self.start_s is None and set(self.odom) & set(self.joints):
-            self.start_s = min(set(self.odom) & set(self.joints)) * 1e-9
+        if self.start_s is None and self.plans and set(self.odom) & set(self.joints):
+            self.start_s = max(set(self.odom) & set(self.joints)) * 1e-9
         if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:
             self._next_cmd_s = self.sim_time_s + COMMAND_PERIOD_S
             self._cmd.publish(self._twist(self.scenario.command_at(self.scenario_time_s)))

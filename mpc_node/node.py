@@ -88,8 +88,12 @@ class MpcNode(Node):
         except ValueError as exc:
             self._warn(f"MPC: input rejected: {exc}")
             return
+        # Plan from the state's instant: over DDS the reference (stamped by the planner's clock)
+        # and the state arrive at different times, so the schedule is re-timed to the state.
+        state_s = base.stamp_s
+        arrays["times_s"] = arrays["times_s"] - (state_s - stamp_ns * 1e-9)
         started = time.perf_counter()
-        plan = self.planner.update(stamp_ns * 1e-9, arrays, q, v)
+        plan = self.planner.update(state_s, arrays, q, v)
         self._solve_s.append(time.perf_counter() - started)
         if plan is not None:
             self._pub.publish(conv.com_plan_message(plan))

@@ -11,7 +11,6 @@ from __future__ import annotations
 import signal
 import sys
 import threading
-import time
 from dataclasses import MISSING, fields
 from typing import Callable, TypeVar
 
@@ -22,7 +21,9 @@ from rclpy.node import Node
 from rcl_interfaces.msg import ParameterDescriptor
 
 from biped_common.errors import BipedStackError, ConfigError
-from biped_common.repeat_filter import RepeatFilter  # noqa: F401 — re-exported for the nodes
+from biped_common.repeat_filter import RepeatFilter  # noqa: F401 (re-exported for the nodes)
+
+__all__ = ["RepeatFilter", "declare_config", "make_executor", "run_node", "running", "spin_forever"]
 
 T = TypeVar("T")
 

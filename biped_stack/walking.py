@@ -97,7 +97,7 @@ class WalkingController:
     def _record(self, now: float) -> None:
         out, ref, log = self.wbc.last_output, self.wbc.last_reference, self.log
         if out is None or not out.ok:
-            log.fallbacks.append((now, out.status if out is not None else "no reference or plan yet"))
+            log.fallbacks.append((now, out.status if out is not None else self.wbc.fallback_reason))
         if out is None:
             return
         log.wbc_solve_s.append(out.solve_time_s)

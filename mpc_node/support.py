@@ -103,7 +103,6 @@ def support_polygons(schedule: SupportSchedule, foot: FootGeometry, margin_m: fl
     none = ~(left | right)
     if none.any():
         raise ValueError(f"no foot in stance at t = {schedule.times_s[np.argmax(none)]:.3f} s")
-    n = schedule.times_s.size
     corners = {"left": _corners_many(np.asarray(schedule.left_pose, float), foot, margin_m),
                "right": _corners_many(np.asarray(schedule.right_pose, float), foot, margin_m)}
     # Single support: the sole rectangle (counter-clockwise), padded by repeating its first edge.

@@ -3,8 +3,10 @@ plan plus the measured state in, a joint command out, at every control period.
 
 Samples the reference at the frame's time (rates by finite differences), builds the WBC
 reference (:mod:`wbc_node.reference`), solves the QP (:mod:`wbc_node.wbc`), and integrates the
-accelerations into position/velocity setpoints. Until a reference and a plan exist, and whenever
-the QP fails or its inputs are not finite, it answers with the stand controller — logged.
+accelerations into position/velocity setpoints. Until a reference and a plan exist, whenever
+they go stale (older than :data:`MAX_REFERENCE_AGE_S` / :data:`MAX_PLAN_AGE_S` of sim time: a
+previous plan bridges a few failed MPC solves, not more), and whenever the QP fails or its inputs
+are not finite, it answers with the stand controller — logged.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
 
 FINITE_DIFFERENCE_S = 0.004
+MAX_REFERENCE_AGE_S = 0.25   # a gait reference older than this is stale (the planner stopped)
+MAX_PLAN_AGE_S = 0.5         # a CoM plan older than this is stale (the MPC stopped or keeps failing)
 
 
 class WalkingWbc:
@@ -41,6 +45,7 @@ class WalkingWbc:
         self.last_reference: WbcReference | None = None
         self.last_output: WbcOutput | None = None
         self._zero = np.zeros(robot.n_joints)
+        self.fallback_reason = ""  # why the last command came from the stand controller
 
     def set_reference(self, arrays: dict[str, np.ndarray], stamp_s: float, upper_joint_names=()) -> None:
         """A new gait reference (times relative to ``stamp_s`` [s]); ``upper_joint_names`` name
@@ -64,8 +69,13 @@ class WalkingWbc:
         now = frame.stamp_s
         self.last_output = None
         if not self.ready:
+            self.fallback_reason = "no gait reference or CoM plan yet"
             return self.stand.command(frame)
         offset = now - self._arrays_stamp_s
+        if offset > MAX_REFERENCE_AGE_S or now - self.plan.start_s > MAX_PLAN_AGE_S:
+            self.fallback_reason = "stale gait reference or CoM plan"
+            self._log(f"WBC: {self.fallback_reason}: stand controller engaged")
+            return self.stand.command(frame)
         samples = self._arrays.sample(offset + FINITE_DIFFERENCE_S * np.arange(3))
         reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self.plan.at(now), self.robot.standing_posture_rad,
                                   self._upper_index)

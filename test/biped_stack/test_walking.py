@@ -96,3 +96,36 @@ def test_wbc_qp_failure_engages_the_stand_controller(monkeypatch):
     assert any("QP failed" in m and "injected failure" in m and "stand controller engaged" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
     assert len(controller.log.fallbacks) >= 400  # every tick of the second fell back
+
+
+def test_an_empty_support_region_is_refused_and_the_previous_plan_continues(monkeypatch):
+    """A reference whose contact schedule has no foot on the ground (no support polygon: an MPC
+    problem that cannot be posed) is refused by the MPC tick, logged, and the plan before it goes
+    on; the robot keeps standing."""
+    sim, controller, messages = standing_controller()
+    run_standing(sim, 0.5)
+    original = controller.planner.reference
+
+    def airborne(*args, **kwargs):
+        ref = original(*args, **kwargs)
+        ref.in_stance["left"][:] = False
+        ref.in_stance["right"][:] = False
+        return ref
+    monkeypatch.setattr(controller.planner, "reference", airborne)
+    low = run_standing(sim, 0.3)
+    monkeypatch.setattr(controller.planner, "reference", original)
+    low = min(low, run_standing(sim, 0.5))
+    assert any("MPC: reference rejected (no foot in stance" in m for m in messages)
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+
+
+def test_stale_inputs_engage_the_stand_controller(monkeypatch):
+    """The planner and MPC stop (as when their nodes die): after the staleness limits the WBC
+    stands on the stand controller, logged, and the robot stays up."""
+    sim, controller, messages = standing_controller("biped")
+    run_standing(sim, 0.5)
+    monkeypatch.setattr(controller, "_replan", lambda *args: None)
+    low = run_standing(sim, 1.5)
+    assert any("stale gait reference or CoM plan: stand controller engaged" in m for m in messages)
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+    assert controller.log.fallbacks[-1][1] == "stale gait reference or CoM plan"

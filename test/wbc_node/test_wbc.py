@@ -7,7 +7,6 @@ import pinocchio as pin
 import pytest
 
 from biped_common.robot_model import load_robot, mujoco_to_pinocchio_q
-from biped_common.rotations import quat_to_matrix
 from wbc_node.wbc import SIDES, FootTarget, WbcReference, WholeBodyController, point_jacobian
 
 GRAVITY = 9.81

@@ -1,0 +1,291 @@
+"""Base state estimator: IMU attitude EKF + leg-kinematic odometry with stance-foot anchoring.
+
+Per sensor frame (SI units, world frame z up, base = pelvis = IMU axes):
+
+1. Attitude (:class:`AttitudeEkf`): gyro prediction, accelerometer gravity update, and — for a
+   foot in stance — a yaw update from that foot's orientation, held since its touch-down
+   (flat-ground contact does not turn), so the yaw does not drift with the gyro bias.
+2. Translation, a linear Kalman filter on (p, v) in the world: predicted with the accelerometer
+   (a = R f − g e_z); updated with each accepted stance foot's *zero-velocity* observation
+   v_base = −R (ω × r + J_q q̇) (r, J_q the foot position and joint Jacobian relative to the base,
+   Pinocchio) and its *anchor*: p_base = p_anchor − R r with the anchor set at touch-down.
+   This is the leg odometry of Bloesch et al. 2012 ("State estimation for legged robots:
+   consistent fusion of leg kinematics and IMU") in the simpler decoupled form.
+3. Stance comes from the measured contact wrenches (normal force over a threshold, with
+   hysteresis), not the planner's schedule: a foot that lands early or late, or a robot that is
+   pushed, is judged by what the sole feels. A stance foot whose implied base velocity disagrees
+   with the prediction by more than ``slip_velocity_m_s`` is rejected for that frame and
+   re-anchored (slip); if every foot is rejected, the IMU alone propagates.
+
+Bad input never raises: a frame whose stamp does not advance is refused; a non-finite IMU skips
+the IMU steps, non-finite joints skip the kinematics; each is reported in :attr:`warnings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pinocchio as pin
+
+from biped_common.config import bounded
+from biped_common.robot_model import RobotModel
+from biped_common.rotations import quats_yaw, rpy_to_matrix
+from biped_common.state import BaseState, SensorFrame
+from state_estimator_node.attitude import GRAVITY_M_S2, AttitudeEkf, AttitudeNoise
+
+SIDES = ("left", "right")
+ACCELERATION_FILTER_S = 0.02
+
+
+@dataclass(frozen=True)
+class EstimatorConfig:
+    """Thresholds and noise of the leg odometry (SI units)."""
+
+    contact_on_fraction: float = bounded(0.01, 1.0, "", "normal force / weight to enter stance")
+    contact_off_fraction: float = bounded(0.0, 1.0, "", "normal force / weight to leave stance")
+    slip_velocity_m_s: float = bounded(0.01, 5.0, "m/s", "disagreement that rejects a stance foot")
+    velocity_std_m_s: float = bounded(1e-4, 1.0, "m/s", "leg-odometry velocity noise")
+    anchor_std_m: float = bounded(1e-5, 1.0, "m", "stance-foot anchor noise")
+    yaw_anchor_std_rad: float = bounded(1e-5, 1.0, "rad")
+    accel_noise_std_m_s2: float = bounded(1e-4, 10.0, "m/s²", "process noise of the translation filter")
+    max_dt_s: float = bounded(1e-3, 1.0, "s", "longer gaps are propagated in pieces of this size")
+
+    @classmethod
+    def default(cls) -> "EstimatorConfig":
+        return cls(contact_on_fraction=0.2, contact_off_fraction=0.1, slip_velocity_m_s=0.25,
+                   velocity_std_m_s=0.02, anchor_std_m=0.005, yaw_anchor_std_rad=0.005,
+                   accel_noise_std_m_s2=1.0, max_dt_s=0.02)
+
+
+@dataclass
+class EstimatorStatus:
+    """What the last update did (for logs and tests)."""
+
+    stance: dict = field(default_factory=lambda: {s: True for s in SIDES})
+    used_feet: tuple = ()
+    rejected_feet: tuple = ()
+    warnings: list = field(default_factory=list)
+
+
+class StateEstimator:
+    """The estimator above for one robot; :meth:`update` per sensor frame."""
+
+    def __init__(self, robot: RobotModel, config: EstimatorConfig | None = None,
+                 attitude_noise: AttitudeNoise | None = None, initial_yaw_rad: float = 0.0,
+                 initial_xy_m=(0.0, 0.0)):
+        self.robot = robot
+        self.config = config or EstimatorConfig.default()
+        self.model = robot.pin_model
+        self.data = self.model.createData()
+        self.sole_frames = {s: self.model.getFrameId(robot.description.feet[s].sole_site) for s in SIDES}
+        self.weight_n = robot.mass_kg * GRAVITY_M_S2
+        self.attitude = AttitudeEkf(attitude_noise, quat_wxyz=_yaw_quat(initial_yaw_rad), attitude_std_rad=0.4)
+        self._initial_xy = np.asarray(initial_xy_m, dtype=float)
+        self.position = None          # set from kinematics at the first frame
+        self.velocity = np.zeros(3)
+        self.covariance = np.diag([1e-4] * 3 + [1e-2] * 3)  # (p, v)
+        self.angular_velocity = np.zeros(3)
+        self.status = EstimatorStatus()
+        self._stamp_s: float | None = None
+        self._anchors: dict[str, np.ndarray] = {}
+        self._acceleration = np.zeros(3)     # base acceleration estimate (world)
+        self._kinematic_velocity = None      # mean implied base velocity of the used stance feet
+        self._yaw_anchors: dict[str, np.ndarray] = {}
+
+    # -- public --------------------------------------------------------------------------------
+    def update(self, frame: SensorFrame) -> BaseState | None:
+        """Fuse one frame; returns the estimate (None before the first usable frame)."""
+        self.status = EstimatorStatus(stance=dict(self.status.stance))
+        warn = self.status.warnings.append
+        if self._stamp_s is not None and not frame.stamp_s > self._stamp_s:
+            warn(f"frame at {frame.stamp_s:.4f} s does not advance time (last {self._stamp_s:.4f} s): refused")
+            return self.state()
+        dt = 0.0 if self._stamp_s is None else frame.stamp_s - self._stamp_s
+        self._stamp_s = frame.stamp_s
+        gyro, accel = frame.imu.angular_velocity_rad_s, frame.imu.linear_acceleration_m_s2
+        imu_ok = bool(np.all(np.isfinite(gyro)) and np.all(np.isfinite(accel)))
+        if not imu_ok:
+            warn("non-finite IMU reading: kinematics only this frame")
+        try:
+            q_joints = self.robot.joint_vector(frame.joint_names, frame.position_rad)
+            v_joints = self.robot.joint_vector(frame.joint_names, frame.velocity_rad_s)
+            joints_ok = bool(np.all(np.isfinite(q_joints)) and np.all(np.isfinite(v_joints)))
+        except ValueError as error:
+            warn(f"joint state rejected: {error}")
+            joints_ok = False
+        if not joints_ok:
+            warn("non-finite joint state: IMU only this frame")
+
+        if self.position is None:  # first frame: attitude from gravity, height from kinematics
+            if not (imu_ok and joints_ok):
+                return None
+            self._initialize(accel, q_joints)
+        if imu_ok and dt > 0:
+            self._predict(gyro, accel, dt)
+            self.attitude.update_accel(accel)
+            self.angular_velocity = np.asarray(gyro, dtype=float) - self.attitude.gyro_bias
+        if joints_ok:
+            self._update_stance(frame)
+            previous = self._kinematic_velocity
+            self._leg_odometry(q_joints, v_joints)
+            if dt > 0 and previous is not None and self._kinematic_velocity is not None:
+                # The base's acceleration from the legs alone (the stance feet's implied base
+                # velocity, differentiated, low-passed over 20 ms): what the accelerometer feels
+                # besides gravity, with no feedback from the attitude it corrects.
+                alpha = min(1.0, dt / ACCELERATION_FILTER_S)
+                self._acceleration += alpha * ((self._kinematic_velocity - previous) / dt - self._acceleration)
+        return self.state()
+
+    def state(self) -> BaseState | None:
+        """The current estimate (base pose, world-frame linear velocity, base-frame angular)."""
+        if self.position is None:
+            return None
+        return BaseState(self._stamp_s, self.position.copy(), self.attitude.quat_wxyz, self.velocity.copy(),
+                         self.angular_velocity.copy())
+
+    def pose_covariance(self) -> np.ndarray:
+        """6×6 covariance of (position [world], orientation [base axes])."""
+        cov = np.zeros((6, 6))
+        cov[:3, :3] = self.covariance[:3, :3]
+        cov[3:, 3:] = self.attitude.covariance[:3, :3]
+        return cov
+
+    def twist_covariance(self) -> np.ndarray:
+        """6×6 covariance of (linear velocity [world], angular velocity [base])."""
+        cov = np.zeros((6, 6))
+        cov[:3, :3] = self.covariance[3:, 3:]
+        cov[3:, 3:] = self.attitude.covariance[3:, 3:] + np.eye(3) * self.attitude.noise.gyro_noise_density**2 * 500.0
+        return cov
+
+    # -- steps ---------------------------------------------------------------------------------
+    def _initialize(self, accel: np.ndarray, q_joints: np.ndarray) -> None:
+        f = np.asarray(accel, dtype=float)
+        roll, pitch = np.arctan2(f[1], f[2]), np.arctan2(-f[0], np.hypot(f[1], f[2]))
+        if abs(np.linalg.norm(f) - GRAVITY_M_S2) > 0.1 * GRAVITY_M_S2:
+            # Not at rest (the first physics step settles the contacts): gravity's direction is
+            # not in this reading; start upright and let the accelerometer updates converge.
+            roll = pitch = 0.0
+        yaw = float(quats_yaw(self.attitude.quat_wxyz))
+        self.attitude.rotation = rpy_to_matrix(roll, pitch, yaw)
+        relative = self._relative_feet(q_joints, np.zeros(self.robot.n_joints))
+        rotation = self.attitude.rotation
+        lowest = min((rotation @ relative[s][0])[2] for s in SIDES)
+        self.position = np.array([self._initial_xy[0], self._initial_xy[1], -lowest])
+
+    def _predict(self, gyro, accel, dt_total: float) -> None:
+        cfg = self.config
+        remaining = dt_total
+        while remaining > 1e-12:
+            dt = min(remaining, cfg.max_dt_s)
+            remaining -= dt
+            self.attitude.predict(gyro, dt)
+            a_world = self.attitude.rotation @ np.asarray(accel, dtype=float) - np.array([0.0, 0.0, GRAVITY_M_S2])
+            self.position = self.position + self.velocity * dt + 0.5 * a_world * dt * dt
+            self.velocity = self.velocity + a_world * dt
+            f = np.eye(6)
+            f[:3, 3:] = np.eye(3) * dt
+            g = np.vstack([0.5 * dt * dt * np.eye(3), dt * np.eye(3)])
+            self.covariance = f @ self.covariance @ f.T + g @ g.T * cfg.accel_noise_std_m_s2**2
+            self.covariance = 0.5 * (self.covariance + self.covariance.T)
+
+    def _update_stance(self, frame: SensorFrame) -> None:
+        cfg = self.config
+        for side in SIDES:
+            wrench = frame.foot_wrenches.get(side)
+            if wrench is None or not np.all(np.isfinite(wrench.force_n)):
+                continue
+            force = float(wrench.force_n[2])
+            was = self.status.stance[side]
+            now = force >= cfg.contact_on_fraction * self.weight_n if not was else force >= cfg.contact_off_fraction * self.weight_n
+            self.status.stance[side] = now
+            if not now:
+                self._anchors.pop(side, None)
+                self._yaw_anchors.pop(side, None)
+
+    def _relative_feet(self, q_joints: np.ndarray, v_joints: np.ndarray) -> dict[str, tuple]:
+        """Per foot: sole position r (base axes), sole rotation relative to the base, and the
+        sole's velocity relative to the base from the joints (base axes)."""
+        model, data = self.model, self.data
+        q = np.concatenate([np.zeros(3), [0.0, 0.0, 0.0, 1.0], q_joints])
+        v = np.concatenate([np.zeros(6), v_joints])
+        pin.forwardKinematics(model, data, q, v)
+        pin.updateFramePlacements(model, data)
+        out = {}
+        for side, frame in self.sole_frames.items():
+            placement = data.oMf[frame]
+            velocity = pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED).linear
+            out[side] = (placement.translation.copy(), placement.rotation.copy(), velocity.copy())
+        return out
+
+    def _leg_odometry(self, q_joints: np.ndarray, v_joints: np.ndarray) -> None:
+        cfg = self.config
+        relative = self._relative_feet(q_joints, v_joints)
+        rotation = self.attitude.rotation
+        candidates = {}
+        for side in SIDES:
+            if self.status.stance[side]:
+                r, rel_rotation, rel_velocity = relative[side]
+                candidates[side] = (r, rel_rotation, -rotation @ (np.cross(self.angular_velocity, r) + rel_velocity))
+        rejected = self._slipping(candidates)
+        for side in rejected:  # re-anchored once it holds again
+            candidates.pop(side)
+            self._anchors.pop(side, None)
+            self._yaw_anchors.pop(side, None)
+        rows, residuals, stds = [], [], []
+        for side, (r, rel_rotation, v_meas) in candidates.items():
+            # Flat ground at z = 0 (the terrain assumption): a sole in stance is on it.
+            anchor = self._anchors.setdefault(side, (self.position + rotation @ r) * np.array([1.0, 1.0, 0.0]))
+            # Zero-velocity contact and anchored contact observations of (p, v).
+            rows += [_H_VELOCITY, _H_POSITION]
+            residuals += [v_meas - self.velocity, anchor - rotation @ r - self.position]
+            stds += [cfg.velocity_std_m_s] * 3 + [cfg.anchor_std_m] * 3
+        if rows:
+            self._update_translation(np.vstack(rows), np.concatenate(residuals), np.asarray(stds))
+        for side, (r, rel_rotation, _) in candidates.items():
+            yaw_anchor = self._yaw_anchors.setdefault(side, rotation @ rel_rotation)
+            self._update_yaw(yaw_anchor @ rel_rotation.T)
+        self.status.used_feet, self.status.rejected_feet = tuple(candidates), tuple(rejected)
+        self._kinematic_velocity = np.mean([c[2] for c in candidates.values()], axis=0) if candidates else None
+
+    def _slipping(self, candidates: dict) -> list[str]:
+        """Stance feet whose implied base velocity is not credible: with two feet, the one
+        farther from the prediction when they disagree with each other; with one, when it
+        disagrees with the prediction beyond the threshold and 3σ of the prediction."""
+        limit = self.config.slip_velocity_m_s
+        if len(candidates) == 2:
+            (a, ca), (b, cb) = candidates.items()
+            if np.linalg.norm(ca[2] - cb[2]) <= limit:
+                return []
+            return [a] if np.linalg.norm(ca[2] - self.velocity) > np.linalg.norm(cb[2] - self.velocity) else [b]
+        sigma = float(np.sqrt(np.trace(self.covariance[3:, 3:])))
+        return [side for side, c in candidates.items() if np.linalg.norm(c[2] - self.velocity) > max(limit, 3 * sigma)]
+
+    def _update_translation(self, jac: np.ndarray, residual: np.ndarray, std: np.ndarray) -> None:
+        p = self.covariance
+        noise = np.diag(std**2)
+        s = jac @ p @ jac.T + noise
+        gain = np.linalg.solve(s, jac @ p).T
+        dx = gain @ residual
+        self.position, self.velocity = self.position + dx[:3], self.velocity + dx[3:]
+        a = _I6 - gain @ jac
+        self.covariance = a @ p @ a.T + gain @ noise @ gain.T
+        self.covariance = 0.5 * (self.covariance + self.covariance.T)
+
+    def _update_yaw(self, measured_rotation: np.ndarray) -> None:
+        """Yaw-only update: the world-z component of the rotation residual (scalar Kalman)."""
+        att = self.attitude
+        residual_base = pin.log3(att.rotation.T @ measured_rotation)
+        yaw_error = float(att.rotation[2, :] @ residual_base)
+        jac = np.zeros((1, 6))
+        jac[0, :3] = att.rotation[2, :]  # e_zᵀ R̂: a base-axes δθ seen about world z
+        att._update(np.array([yaw_error]), jac, np.array([[self.config.yaw_anchor_std_rad**2]]))
+
+
+_I6 = np.eye(6)
+_H_VELOCITY = np.hstack([np.zeros((3, 3)), np.eye(3)])
+_H_POSITION = np.hstack([np.eye(3), np.zeros((3, 3))])
+
+
+def _yaw_quat(yaw: float) -> np.ndarray:
+    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])

@@ -45,7 +45,7 @@ class AttitudeNoise:
     @classmethod
     def default(cls) -> "AttitudeNoise":
         """A calibrated consumer/industrial MEMS IMU (BMI088 class; see config/sim.yaml)."""
-        return cls(gyro_noise_density=2.4e-4, gyro_bias_walk=2e-5, accel_noise_std_m_s2=0.5,
+        return cls(gyro_noise_density=2.4e-4, gyro_bias_walk=1e-6, accel_noise_std_m_s2=4.0,
                    accel_dynamic_gain=2.0)
 
 
@@ -95,7 +95,14 @@ class AttitudeEkf:
         f = np.asarray(specific_force_m_s2, dtype=float)
         h, jac = self.accel_jacobian(acceleration_world_m_s2)
         std = self.noise.accel_noise_std_m_s2 + self.noise.accel_dynamic_gain * abs(np.linalg.norm(f) - np.linalg.norm(h))
-        self._update(f - h, jac, np.eye(3) * std**2)
+        # Gravity says nothing about heading: keep this update's correction out of the rotation
+        # about the vertical (and of the gyro bias about it), which the cross-covariances would
+        # otherwise drive with every walking acceleration the model calls tilt.
+        vertical = self.rotation[2, :]  # world z in base axes
+        projector = np.eye(6)
+        projector[:3, :3] -= np.outer(vertical, vertical)
+        projector[3:, 3:] -= np.outer(vertical, vertical)
+        self._update(f - h, jac, np.eye(3) * std**2, projector)
 
     def update_attitude(self, measured_rotation: np.ndarray, std_rad: np.ndarray) -> None:
         """Update with a measured orientation (world ← base) of per-axis std (base axes)."""
@@ -103,10 +110,12 @@ class AttitudeEkf:
         jac = np.hstack([np.eye(3), np.zeros((3, 3))])
         self._update(residual, jac, np.diag(np.asarray(std_rad, dtype=float) ** 2))
 
-    def _update(self, residual: np.ndarray, jac: np.ndarray, noise: np.ndarray) -> None:
+    def _update(self, residual: np.ndarray, jac: np.ndarray, noise: np.ndarray, projector=None) -> None:
         p = self.covariance
         s = jac @ p @ jac.T + noise
         gain = np.linalg.solve(s, jac @ p).T
+        if projector is not None:  # a constrained (projected) gain; Joseph form keeps P valid
+            gain = projector @ gain
         dx = gain @ residual
         self.rotation = self.rotation @ pin.exp3(dx[:3])
         self.gyro_bias = self.gyro_bias + dx[3:]

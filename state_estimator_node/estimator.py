@@ -80,7 +80,8 @@ class StateEstimator:
         self.data = self.model.createData()
         self.sole_frames = {s: self.model.getFrameId(robot.description.feet[s].sole_site) for s in SIDES}
         self.weight_n = robot.mass_kg * GRAVITY_M_S2
-        self.attitude = AttitudeEkf(attitude_noise, quat_wxyz=_yaw_quat(initial_yaw_rad), attitude_std_rad=0.4)
+        self.attitude = AttitudeEkf(attitude_noise, quat_wxyz=_yaw_quat(initial_yaw_rad), attitude_std_rad=0.4,
+                                    bias_std_rad_s=0.002)
         self._initial_xy = np.asarray(initial_xy_m, dtype=float)
         self.position = None          # set from kinematics at the first frame
         self.velocity = np.zeros(3)
@@ -244,7 +245,7 @@ class StateEstimator:
             self._update_translation(np.vstack(rows), np.concatenate(residuals), np.asarray(stds))
         for side, (r, rel_rotation, _) in candidates.items():
             yaw_anchor = self._yaw_anchors.setdefault(side, rotation @ rel_rotation)
-            self._update_yaw(yaw_anchor @ rel_rotation.T)
+            pass  # self._update_yaw(yaw_anchor @ rel_rotation.T)
         self.status.used_feet, self.status.rejected_feet = tuple(candidates), tuple(rejected)
         self._kinematic_velocity = np.mean([c[2] for c in candidates.values()], axis=0) if candidates else None
 

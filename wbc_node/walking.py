@@ -83,8 +83,11 @@ class WalkingWbc:
         out = self.wbc.solve(q, v, reference)
         self.last_output = out
         if not out.ok:
+            self.fallback_reason = out.status
             self._log(f"WBC: {out.status}: stand controller engaged")
             return self.stand.command(frame)
+        if out.status != "ok":
+            self._log(f"WBC: {out.status}")
         dt = self.control_period_s
         acceleration = out.acceleration[6:]
         q_joints, v_joints = q[7:], v[6:]

@@ -131,10 +131,12 @@ def point_jacobian(rotation: np.ndarray, frame_jacobian: np.ndarray, point_in_fr
 class WholeBodyController:
     """The QP above for one robot; :meth:`solve` once per control tick."""
 
-    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, solver: str = "daqp"):
+    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, solver: str = "daqp",
+                 backup_solver: str = "quadprog"):
         self.robot = robot
         self.gains = gains or WbcGains.default()
         self.solver = solver
+        self.backup_solver = backup_solver
         self.model = robot.pin_model
         self.data = self.model.createData()
         self.nv = self.model.nv
@@ -267,12 +269,26 @@ class WholeBodyController:
         h_ineq = np.concatenate([h_fric, self.torque_limit_nm - bias[6:], self.torque_limit_nm + bias[6:]])
 
         solution: QpSolution = solve_qp(cost_h, -cost_g, g_ineq, h_ineq, a_eq, b_eq, solver=self.solver)
+        status = "ok"
         if not solution.ok:
-            return self._failed(f"QP failed ({self.solver}: {solution.status})", start)
+            # With free accelerations this QP is essentially always feasible, so a failure is
+            # numerical: re-solve with the backup solver, then without the torque-limit rows
+            # (torques clipped), rather than drop a walking robot onto the stand controller
+            # mid-step. The status says which answer this is.
+            failures = [f"{self.solver}: {solution.status}"]
+            for solver, inequalities, bounds, label in ((self.backup_solver, g_ineq, h_ineq, "backup solver"),
+                                                        (self.backup_solver, g_fric, h_fric, "torque limits relaxed")):
+                solution = solve_qp(cost_h, -cost_g, inequalities, bounds, a_eq, b_eq, solver=solver)
+                if solution.ok:
+                    status = f"ok via {label} ({solver}) after {'; '.join(failures)}"
+                    break
+                failures.append(f"{solver} ({label}): {solution.status}")
+            else:
+                return self._failed(f"QP failed ({'; '.join(failures)})", start)
         x = solution.x
         torque = torque_map @ x + bias[6:]
         forces = x[nv:].reshape(-1, 4, 3)
-        return WbcOutput(True, "ok", np.clip(torque, -self.torque_limit_nm, self.torque_limit_nm), x[:nv],
+        return WbcOutput(True, status, np.clip(torque, -self.torque_limit_nm, self.torque_limit_nm), x[:nv],
                          {side: forces[i] for i, (side, *_) in enumerate(stance_rows)},
                          time.perf_counter() - start)
 

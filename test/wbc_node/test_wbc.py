@@ -161,3 +161,25 @@ def test_bad_input_is_refused_with_a_reason():
     out = wbc.solve(q, v, WbcReference(ref.com_position_m, ref.com_velocity_m_s, ref.com_acceleration_m_s2,
                                        ref.pelvis_height_m, 0.0, ref.pelvis_quat_wxyz, airborne, ref.joint_posture_rad))
     assert not out.ok and "no stance foot" in out.status
+
+
+def test_a_solver_failure_is_retried_with_the_backup_solver(monkeypatch):
+    """A numerical failure of the primary solver is answered by the backup solver (the status
+    says so and the walking tick logs it); only when every attempt fails is the output refused."""
+    import wbc_node.wbc as wbc_module
+    from wbc_node.qp import QpSolution, solve_qp
+    robot = load_robot("biped")
+    wbc = WholeBodyController(robot)
+    q, v = standing_state(robot)
+    reference = hold_reference(wbc, q, v)
+    expected = wbc.solve(q, v, reference)
+
+    def daqp_fails(*args, solver="quadprog", **kwargs):
+        return QpSolution(False, "cycling", None) if solver == "daqp" else solve_qp(*args, solver=solver, **kwargs)
+    monkeypatch.setattr(wbc_module, "solve_qp", daqp_fails)
+    out = wbc.solve(q, v, reference)
+    assert out.ok and out.status.startswith("ok via backup solver (quadprog) after daqp: cycling")
+    np.testing.assert_allclose(out.torque_nm, expected.torque_nm, atol=1e-3)
+    monkeypatch.setattr(wbc_module, "solve_qp", lambda *a, **k: QpSolution(False, "broken", None))
+    out = wbc.solve(q, v, reference)
+    assert not out.ok and "torque limits relaxed" in out.status and out.status.startswith("QP failed")

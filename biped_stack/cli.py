@@ -30,7 +30,7 @@ def _cmd_stand(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     from biped_stack.walk_demo import run_demo
     return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
-                    video=not args.no_video)
+                    video=not args.no_video, state_source=args.state_source)
 
 
 def _cmd_style_check(args: argparse.Namespace) -> int:
@@ -78,6 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every node its own process over DDS (lockstep) instead of in-process")
     p.add_argument("--out", default="out/demo", help="report folder")
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
+    p.add_argument("--state-source", choices=("ground_truth", "estimator"), default="ground_truth",
+                   help="base state for the controllers (in-process; estimator: with MEMS-level sensor noise)")
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")

@@ -18,13 +18,17 @@ import mujoco
 import numpy as np
 
 from biped_common.rotations import quat_to_matrix
+from biped_common.errors import BipedStackError
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, load_scenario, max_foot_slip_m,
                                   segment_metrics)
 from biped_stack.walking import WalkingController
+from sim_bridge.bridge import BridgeConfig
+from state_estimator_node.estimator import StateEstimator
 from gait_planner_node.style import load_style
 
 VIDEO_FPS = 30
+STATE_SOURCES = ("ground_truth", "estimator")
 
 
 @dataclass
@@ -38,11 +42,29 @@ class WalkResult:
 
 
 def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_path: Path | None = None,
-             stop_on_fall: bool = True) -> WalkResult:
-    """Walk ``scenario`` in-process (lockstep, ground-truth base state); progress lines every
-    5 s of sim time; returns metrics and traces."""
-    sim = LockstepSimulation(robot)
-    controller = WalkingController(sim.robot, load_style(style), sim.backend.ground_truth, log=progress)
+             stop_on_fall: bool = True, state_source: str = "ground_truth", sensors: str | None = None) -> WalkResult:
+    """Walk ``scenario`` in-process (lockstep); progress lines every 5 s of sim time; returns
+    metrics and traces. ``state_source``: ``ground_truth`` or ``estimator``; ``sensors``:
+    ``ideal`` or ``mems`` (:data:`sim_bridge.bridge.MEMS_SENSORS`; the default with the
+    estimator)."""
+    if state_source not in STATE_SOURCES:
+        raise ValueError(f"state_source must be one of {STATE_SOURCES}, got {state_source!r}")
+    sensors = sensors or ("mems" if state_source == "estimator" else "ideal")
+    config = BridgeConfig.with_mems_sensors(robot=robot) if sensors == "mems" else BridgeConfig(robot=robot)
+    sim = LockstepSimulation(robot, config=config)
+    estimator = StateEstimator(sim.robot) if state_source == "estimator" else None
+    estimates = []
+
+    def base_state(frame):
+        if estimator is None:
+            return sim.backend.ground_truth()
+        estimate = estimator.update(frame)
+        for warning in estimator.status.warnings:
+            progress(f"  estimator: {warning}")
+        if estimate is not None:
+            estimates.append((estimate, sim.backend.ground_truth()))
+        return estimate
+    controller = WalkingController(sim.robot, load_style(style), base_state, log=progress)
     sim.controller = controller
     model, data = sim.backend.model, sim.backend.data
     sole_sites = {side: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f.sole_site)
@@ -92,7 +114,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     log = controller.log
     metrics = {
         "robot": sim.robot.name, "style": style, "scenario": scenario.name, "mode": "in-process lockstep",
-        "state_source": "ground_truth",
+        "state_source": state_source, "sensors": sensors,
         "fell": fell, "fall_reason": fall_reason,
         "segments": segment_metrics(scenario, arrays) if not fell else [],
         "max_foot_slip_m": max_foot_slip_m(arrays),
@@ -103,7 +125,34 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
         "min_pelvis_height_m": float(arrays["base_position_m"][:, 2].min()),
         "nominal_pelvis_height_m": nominal,
     }
+    if estimator is not None:
+        metrics["estimator"] = estimator_metrics(estimates)
     return WalkResult(metrics, arrays, log, scenario)
+
+
+def estimator_metrics(pairs) -> dict:
+    """The estimate against the ground truth over a run ((estimate, truth) BaseState pairs):
+    ``roll_pitch_rms_deg`` (RMS over both angles), ``yaw_drift_deg`` (final |yaw error|),
+    ``velocity_rms_mps`` (RMS of the 3-D linear velocity error), ``position_drift_ratio`` (final
+    horizontal position error / horizontal distance travelled)."""
+    if not pairs:
+        return {}
+    from biped_common.rotations import matrix_to_rpy, quat_to_matrix
+    angle_errors, velocity_errors = [], []
+    for estimate, truth in pairs:
+        relative = quat_to_matrix(truth.orientation_wxyz).T @ quat_to_matrix(estimate.orientation_wxyz)
+        angle_errors.append(matrix_to_rpy(relative))
+        velocity_errors.append(np.linalg.norm(estimate.linear_velocity_world_m_s - truth.linear_velocity_world_m_s))
+    angles = np.degrees(np.array(angle_errors))
+    path = np.array([truth.position_m[:2] for _, truth in pairs])
+    distance = float(np.sum(np.linalg.norm(np.diff(path, axis=0), axis=1)))
+    final_estimate, final_truth = pairs[-1]
+    drift = float(np.linalg.norm(final_estimate.position_m[:2] - final_truth.position_m[:2]))
+    return {"roll_pitch_rms_deg": float(np.sqrt(np.mean(angles[:, :2] ** 2))),
+            "yaw_drift_deg": float(abs(angles[-1, 2])),
+            "velocity_rms_mps": float(np.sqrt(np.mean(np.square(velocity_errors)))),
+            "position_drift_ratio": drift / distance if distance > 0 else None,
+            "distance_travelled_m": distance}
 
 
 def _percentiles(samples_s) -> dict:
@@ -159,19 +208,21 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
 
 
 def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiprocess: bool = False,
-             video: bool = True) -> int:
+             video: bool = True, state_source: str = "ground_truth") -> int:
     """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall."""
     scenario = load_scenario(scenario_name)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     print(f"walking {robot} ({style}) through '{scenario.name}' ({scenario.duration_s:.0f} s sim time, "
           f"{'multi-process over DDS' if multiprocess else 'in-process lockstep'})", flush=True)
+    if multiprocess and state_source != "ground_truth":
+        raise BipedStackError("--multiprocess runs with the ground-truth state only (no estimator node yet)")
     if multiprocess:
         from biped_stack.ros_walk import run_walk_multiprocess
         result = run_walk_multiprocess(robot, style, scenario, out)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),
-                          video_path=out / "walk.mp4" if video else None)
+                          video_path=out / "walk.mp4" if video else None, state_source=state_source)
     files = write_report(result, out)
     m = result.metrics
     def ms(timing):
@@ -181,6 +232,8 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
     for seg in m["segments"]:
         print(f"  {seg['name']:14s} commanded {np.round(seg['commanded'], 3).tolist()}  achieved "
               f"{np.round(seg['achieved'], 3).tolist()}")
+    if "estimator" in m:
+        print("  estimator vs ground truth: " + ", ".join(f"{k} {v:.4g}" for k, v in m["estimator"].items() if v is not None))
     if (out / "walk.mp4").exists():
         files.append(out / "walk.mp4")
     print("report: " + ", ".join(str(f) for f in files))

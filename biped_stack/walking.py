@@ -17,7 +17,6 @@ import numpy as np
 
 from biped_common.repeat_filter import RepeatFilter
 from biped_common.robot_model import RobotModel
-from biped_common.rotations import quats_yaw
 from biped_common.state import BaseState, JointCommand, SensorFrame
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, reference_arrays
 from gait_planner_node.style import Style
@@ -44,18 +43,15 @@ class WalkingLog:
 class WalkingController:
     """Answers each sensor frame with a joint command that walks the planner's reference."""
 
-    def __init__(self, robot: RobotModel, style: Style, state_source: Callable[[], BaseState],
+    def __init__(self, robot: RobotModel, style: Style, state_source: Callable[[SensorFrame], BaseState | None],
                  control_period_s: float = 0.002, planner_period_s: float = 0.008,
-                 log: Callable[[str], None] = print):
+                 log: Callable[[str], None] = print, start: Pose2 = Pose2(0.0, 0.0, 0.0)):
         self.robot = robot
         self.state_source = state_source
         self.planner_period_s = planner_period_s
         self._now_s = 0.0
         self._log = RepeatFilter(lambda m: log(f"[{self._now_s:8.3f} s] {m}"), 1.0, clock=lambda: self._now_s)
-        start = state_source()
-        self.planner = GaitPlanner(style, PlannerConfig.for_robot(robot),
-                                   Pose2(float(start.position_m[0]), float(start.position_m[1]),
-                                         float(quats_yaw(start.orientation_wxyz))))
+        self.planner = GaitPlanner(style, PlannerConfig.for_robot(robot), start)
         self.com_planner = ComPlanner(robot, log=self._log)
         self.wbc = WalkingWbc(robot, control_period_s=control_period_s, log=self._log)
         self._planner_time_s: float | None = None
@@ -81,7 +77,10 @@ class WalkingController:
 
     def __call__(self, frame: SensorFrame) -> JointCommand:
         now = self._now_s = frame.stamp_s
-        base = self.state_source()
+        base = self.state_source(frame)
+        if base is None:
+            self._log("no base state yet: stand controller")
+            return self.wbc.stand.command(frame)
         q, v = self.robot.pinocchio_state(
             base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s, base.angular_velocity_base_rad_s,
             self.robot.joint_vector(frame.joint_names, frame.position_rad),

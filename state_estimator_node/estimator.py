@@ -2,9 +2,9 @@
 
 Per sensor frame (SI units, world frame z up, base = pelvis = IMU axes):
 
-1. Attitude (:class:`AttitudeEkf`): gyro prediction, accelerometer gravity update, and — for a
-   foot in stance — a yaw update from that foot's orientation, held since its touch-down
-   (flat-ground contact does not turn), so the yaw does not drift with the gyro bias.
+1. Attitude (:class:`AttitudeEkf`): gyro prediction and accelerometer gravity update (which
+   leaves the heading alone); the heading is the gyro's, drifting only with the residual gyro bias
+   (≈ 0.06 °/s for a calibrated MEMS IMU).
 2. Translation, a linear Kalman filter on (p, v) in the world: predicted with the accelerometer
    (a = R f − g e_z); updated with each accepted stance foot's *zero-velocity* observation
    v_base = −R (ω × r + J_q q̇) (r, J_q the foot position and joint Jacobian relative to the base,
@@ -35,7 +35,6 @@ from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.attitude import GRAVITY_M_S2, AttitudeEkf, AttitudeNoise
 
 SIDES = ("left", "right")
-ACCELERATION_FILTER_S = 0.02
 
 
 @dataclass(frozen=True)
@@ -47,14 +46,13 @@ class EstimatorConfig:
     slip_velocity_m_s: float = bounded(0.01, 5.0, "m/s", "disagreement that rejects a stance foot")
     velocity_std_m_s: float = bounded(1e-4, 1.0, "m/s", "leg-odometry velocity noise")
     anchor_std_m: float = bounded(1e-5, 1.0, "m", "stance-foot anchor noise")
-    yaw_anchor_std_rad: float = bounded(1e-5, 1.0, "rad")
     accel_noise_std_m_s2: float = bounded(1e-4, 10.0, "m/s²", "process noise of the translation filter")
     max_dt_s: float = bounded(1e-3, 1.0, "s", "longer gaps are propagated in pieces of this size")
 
     @classmethod
     def default(cls) -> "EstimatorConfig":
         return cls(contact_on_fraction=0.2, contact_off_fraction=0.1, slip_velocity_m_s=0.25,
-                   velocity_std_m_s=0.02, anchor_std_m=0.005, yaw_anchor_std_rad=0.005,
+                   velocity_std_m_s=0.02, anchor_std_m=0.005,
                    accel_noise_std_m_s2=1.0, max_dt_s=0.02)
 
 
@@ -90,9 +88,6 @@ class StateEstimator:
         self.status = EstimatorStatus()
         self._stamp_s: float | None = None
         self._anchors: dict[str, np.ndarray] = {}
-        self._acceleration = np.zeros(3)     # base acceleration estimate (world)
-        self._kinematic_velocity = None      # mean implied base velocity of the used stance feet
-        self._yaw_anchors: dict[str, np.ndarray] = {}
 
     # -- public --------------------------------------------------------------------------------
     def update(self, frame: SensorFrame) -> BaseState | None:
@@ -128,14 +123,7 @@ class StateEstimator:
             self.angular_velocity = np.asarray(gyro, dtype=float) - self.attitude.gyro_bias
         if joints_ok:
             self._update_stance(frame)
-            previous = self._kinematic_velocity
             self._leg_odometry(q_joints, v_joints)
-            if dt > 0 and previous is not None and self._kinematic_velocity is not None:
-                # The base's acceleration from the legs alone (the stance feet's implied base
-                # velocity, differentiated, low-passed over 20 ms): what the accelerometer feels
-                # besides gravity, with no feedback from the attitude it corrects.
-                alpha = min(1.0, dt / ACCELERATION_FILTER_S)
-                self._acceleration += alpha * ((self._kinematic_velocity - previous) / dt - self._acceleration)
         return self.state()
 
     def state(self) -> BaseState | None:
@@ -202,7 +190,6 @@ class StateEstimator:
             self.status.stance[side] = now
             if not now:
                 self._anchors.pop(side, None)
-                self._yaw_anchors.pop(side, None)
 
     def _relative_feet(self, q_joints: np.ndarray, v_joints: np.ndarray) -> dict[str, tuple]:
         """Per foot: sole position r (base axes), sole rotation relative to the base, and the
@@ -232,7 +219,6 @@ class StateEstimator:
         for side in rejected:  # re-anchored once it holds again
             candidates.pop(side)
             self._anchors.pop(side, None)
-            self._yaw_anchors.pop(side, None)
         rows, residuals, stds = [], [], []
         for side, (r, rel_rotation, v_meas) in candidates.items():
             # Flat ground at z = 0 (the terrain assumption): a sole in stance is on it.
@@ -243,11 +229,7 @@ class StateEstimator:
             stds += [cfg.velocity_std_m_s] * 3 + [cfg.anchor_std_m] * 3
         if rows:
             self._update_translation(np.vstack(rows), np.concatenate(residuals), np.asarray(stds))
-        for side, (r, rel_rotation, _) in candidates.items():
-            yaw_anchor = self._yaw_anchors.setdefault(side, rotation @ rel_rotation)
-            pass  # self._update_yaw(yaw_anchor @ rel_rotation.T)
         self.status.used_feet, self.status.rejected_feet = tuple(candidates), tuple(rejected)
-        self._kinematic_velocity = np.mean([c[2] for c in candidates.values()], axis=0) if candidates else None
 
     def _slipping(self, candidates: dict) -> list[str]:
         """Stance feet whose implied base velocity is not credible: with two feet, the one
@@ -272,15 +254,6 @@ class StateEstimator:
         a = _I6 - gain @ jac
         self.covariance = a @ p @ a.T + gain @ noise @ gain.T
         self.covariance = 0.5 * (self.covariance + self.covariance.T)
-
-    def _update_yaw(self, measured_rotation: np.ndarray) -> None:
-        """Yaw-only update: the world-z component of the rotation residual (scalar Kalman)."""
-        att = self.attitude
-        residual_base = pin.log3(att.rotation.T @ measured_rotation)
-        yaw_error = float(att.rotation[2, :] @ residual_base)
-        jac = np.zeros((1, 6))
-        jac[0, :3] = att.rotation[2, :]  # e_zᵀ R̂: a base-axes δθ seen about world z
-        att._update(np.array([yaw_error]), jac, np.array([[self.config.yaw_anchor_std_rad**2]]))
 
 
 _I6 = np.eye(6)

@@ -47,7 +47,8 @@ def test_the_teleop_script_in_every_style(robot_name, style):
 def standing_controller(robot="humanoid"):
     sim = LockstepSimulation(robot)
     messages = []
-    controller = WalkingController(sim.robot, load_style("neutral"), sim.backend.ground_truth, log=messages.append)
+    controller = WalkingController(sim.robot, load_style("neutral"), lambda frame: sim.backend.ground_truth(),
+                                   log=messages.append)
     sim.controller = controller
     return sim, controller, messages
 
@@ -129,3 +130,23 @@ def test_stale_inputs_engage_the_stand_controller(monkeypatch):
     assert any("stale gait reference or CoM plan: stand controller engaged" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
     assert controller.log.fallbacks[-1][1] == "stale gait reference or CoM plan"
+
+
+def test_walks_on_the_estimator_with_mems_sensors():
+    """The estimator in the loop (no ground truth for the controllers), MEMS-level sensor noise."""
+    result = run_walk("biped", "neutral", SHORT, progress=lambda m: None, state_source="estimator")
+    check_walk(result.metrics)
+    estimate = result.metrics["estimator"]
+    assert result.metrics["sensors"] == "mems"
+    assert estimate["roll_pitch_rms_deg"] < 1.0 and estimate["yaw_drift_deg"] < 3.0
+    assert estimate["velocity_rms_mps"] < 0.05 and estimate["position_drift_ratio"] < 0.03
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
+def test_the_teleop_script_on_the_estimator(robot_name):
+    result = run_walk(robot_name, "neutral", load_scenario("teleop"), progress=lambda m: None, state_source="estimator")
+    check_walk(result.metrics)
+    estimate = result.metrics["estimator"]
+    assert estimate["roll_pitch_rms_deg"] <= 1.0 and estimate["yaw_drift_deg"] <= 3.0
+    assert estimate["velocity_rms_mps"] <= 0.05 and estimate["position_drift_ratio"] <= 0.03

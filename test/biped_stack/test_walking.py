@@ -150,3 +150,63 @@ def test_the_teleop_script_on_the_estimator(robot_name):
     estimate = result.metrics["estimator"]
     assert estimate["roll_pitch_rms_deg"] <= 1.0 and estimate["yaw_drift_deg"] <= 3.0
     assert estimate["velocity_rms_mps"] <= 0.05 and estimate["position_drift_ratio"] <= 0.03
+
+
+def estimator_standing(robot="biped"):
+    """A standing robot whose controllers read the estimator; returns the pieces and a stepper
+    that can tamper with each frame before the estimator sees it."""
+    from sim_bridge.bridge import BridgeConfig
+    from state_estimator_node.estimator import StateEstimator
+    sim = LockstepSimulation(robot, config=BridgeConfig.with_mems_sensors(robot=robot))
+    estimator = StateEstimator(sim.robot)
+    messages, tamper = [], {"frame": None}
+
+    def source(frame):
+        if tamper["frame"] is not None:
+            frame = tamper["frame"](frame)
+            if frame is None:  # dropped
+                return estimator.state()
+        estimate = estimator.update(frame)
+        messages.extend(estimator.status.warnings)
+        return estimate
+    controller = WalkingController(sim.robot, load_style("neutral"), source, log=messages.append)
+    sim.controller = controller
+    return sim, estimator, messages, tamper
+
+
+def estimate_error(sim, estimator):
+    truth, estimate = sim.backend.ground_truth(), estimator.state()
+    return (np.linalg.norm(estimate.position_m - truth.position_m),
+            np.linalg.norm(estimate.linear_velocity_world_m_s - truth.linear_velocity_world_m_s))
+
+
+def test_estimator_faults_imu_dropout_nan_and_foot_slip_while_standing():
+    import dataclasses
+    from biped_common.state import ImuReading
+    sim, estimator, messages, tamper = estimator_standing()
+    run_standing(sim, 1.0)
+    # 100 ms without IMU messages (the frames' IMU part is missing: the estimator sees no frame).
+    tamper["frame"] = lambda frame: None
+    run_standing(sim, 0.1)
+    # A NaN IMU message.
+    tamper["frame"] = lambda frame: dataclasses.replace(
+        frame, imu=ImuReading(frame.imu.orientation_wxyz, frame.imu.angular_velocity_rad_s, np.full(3, np.nan)))
+    run_standing(sim, 0.01)
+    tamper["frame"] = None
+    low = run_standing(sim, 1.0)
+    position_error, velocity_error = estimate_error(sim, estimator)
+    assert position_error < 0.02 and velocity_error < 0.05
+    assert any("non-finite IMU" in m for m in messages)
+    # A foot slip of several centimetres: the left foot is dragged sideways along the ground by
+    # an external push on it (72 N for 0.15 s slides it by more than 4 cm here).
+    import mujoco
+    from biped_common.state import Push
+    site = mujoco.mj_name2id(sim.backend.model, mujoco.mjtObj.mjOBJ_SITE, "l_sole")
+    before = sim.backend.data.site_xpos[site].copy()
+    sim.bridge.push(Push("l_foot", np.array([0.0, 72.0, 0.0]), np.zeros(3), sim.backend.now_s(), 0.15))
+    low = min(low, run_standing(sim, 2.0))
+    slip = np.linalg.norm(sim.backend.data.site_xpos[site][:2] - before[:2])
+    position_error, velocity_error = estimate_error(sim, estimator)
+    assert slip > 0.04, slip
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+    assert velocity_error < 0.02 and position_error < 0.02

@@ -33,6 +33,7 @@ setup(
             "wbc_node = wbc_node.node:main",
             "gait_planner_node = gait_planner_node.node:main",
             "mpc_node = mpc_node.node:main",
+            "state_estimator_node = state_estimator_node.node:main",
         ],
     },
 )

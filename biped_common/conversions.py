@@ -214,8 +214,11 @@ def joint_command_from_message(msg: JointTrajectory, default_kp: dict[str, float
 
 
 # -- base state ---------------------------------------------------------------------------------
-def odometry_message(state: BaseState, child_frame_id: str, frame_id: str = WORLD_FRAME) -> Odometry:
-    """``nav_msgs/Odometry``: pose in ``frame_id``, twist in ``child_frame_id`` axes."""
+def odometry_message(state: BaseState, child_frame_id: str, frame_id: str = WORLD_FRAME,
+                     pose_covariance=None, twist_covariance=None) -> Odometry:
+    """``nav_msgs/Odometry``: pose in ``frame_id``, twist in ``child_frame_id`` axes; optional
+    6×6 covariances (pose: position in ``frame_id``, rotation vector in the child frame; twist:
+    both in the child frame), row-major as nav_msgs wants."""
     msg = Odometry()
     msg.header.stamp = seconds_to_stamp(state.stamp_s)
     msg.header.frame_id = frame_id
@@ -229,6 +232,10 @@ def odometry_message(state: BaseState, child_frame_id: str, frame_id: str = WORL
     msg.twist.twist.linear.x, msg.twist.twist.linear.y, msg.twist.twist.linear.z = map(float, v_base)
     w = msg.twist.twist.angular
     w.x, w.y, w.z = map(float, state.angular_velocity_base_rad_s)
+    if pose_covariance is not None:
+        msg.pose.covariance = [float(v) for v in np.asarray(pose_covariance, dtype=float).reshape(36)]
+    if twist_covariance is not None:
+        msg.twist.covariance = [float(v) for v in np.asarray(twist_covariance, dtype=float).reshape(36)]
     return msg
 
 

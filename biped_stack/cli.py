@@ -79,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="out/demo", help="report folder")
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
     p.add_argument("--state-source", choices=("ground_truth", "estimator"), default="ground_truth",
-                   help="base state for the controllers (in-process; estimator: with MEMS-level sensor noise)")
+                   help="base state for the controllers (estimator: with MEMS-level sensor noise)")
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")

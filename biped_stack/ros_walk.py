@@ -62,6 +62,7 @@ class _Recorder:
         # scenario time = sim time − start_s.
         self.start_s: float | None = None
         self.odom: dict[int, object] = {}
+        self.estimates: dict[int, object] = {}
         self.joints: dict[int, object] = {}
         self.wrenches = {"left": {}, "right": {}}
         self.contacts: list[tuple[float, bool, bool]] = []
@@ -72,6 +73,8 @@ class _Recorder:
         self.node.create_subscription(Clock, "/clock", self._on_clock, SENSOR_QOS)
         self.node.create_subscription(Odometry, "/ground_truth/odom",
                                       lambda m: self.odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), SENSOR_QOS)
+        self.node.create_subscription(Odometry, "/odom",
+                                      lambda m: self.estimates.__setitem__(conv.stamp_to_ns(m.header.stamp), m), SENSOR_QOS)
         self.node.create_subscription(JointState, "/joint_states",
                                       lambda m: self.joints.__setitem__(conv.stamp_to_ns(m.header.stamp), m), SENSOR_QOS)
         for side in ("left", "right"):
@@ -157,8 +160,11 @@ class _Recorder:
         return trace, log
 
 
-def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print):
-    """Walk ``scenario`` through the launch file; returns a :class:`walk_demo.WalkResult`."""
+def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
+                          state_source: str = "ground_truth"):
+    """Walk ``scenario`` through the launch file; returns a :class:`walk_demo.WalkResult`.
+    With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
+    runs MEMS-level sensors (``config/sim_mems.yaml``)."""
     from biped_stack.launcher import package_share
     from biped_stack.walk_demo import WalkResult
     robot = load_robot(robot_name)
@@ -171,7 +177,9 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     log_path = out / "launch.log"
     launch_file = package_share("biped_stack") / "launch" / "sim.launch.xml"
     command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
-               f"style:={style}", "timing_mode:=lockstep"]
+               f"style:={style}", "timing_mode:=lockstep", f"state_source:={state_source}"]
+    if state_source == "estimator":
+        command.append(f"params_file:={package_share('biped_stack') / 'config' / 'sim_mems.yaml'}")
     progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")
     with open(log_path, "w") as log_file:
         launcher = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env,
@@ -222,7 +230,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     arrays = trace.arrays()
     metrics = {
         "robot": robot_name, "style": style, "scenario": scenario.name,
-        "mode": "multi-process over DDS (launch/sim.launch.xml, lockstep)", "state_source": "ground_truth",
+        "mode": "multi-process over DDS (launch/sim.launch.xml, lockstep)", "state_source": state_source,
         "fell": fell, "fall_reason": fall_reason,
         "segments": segment_metrics(scenario, arrays) if not fell else [],
         "max_foot_slip_m": max_foot_slip_m(arrays),
@@ -235,4 +243,10 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
         "notes": "over DDS: non-foot ground contacts are not observable; wbc/mpc times are the nodes' own "
                  "(diagnostics), torques are the applied joint efforts",
     }
+    if state_source == "estimator":
+        from biped_stack.walk_demo import estimator_metrics
+        pairs = [(conv.base_state_from_odometry(recorder.estimates[s]), conv.base_state_from_odometry(recorder.odom[s]))
+                 for s in sorted(set(recorder.estimates) & set(recorder.odom))
+                 if recorder.start_s is not None and s * 1e-9 >= recorder.start_s]
+        metrics["estimator"] = estimator_metrics(pairs)
     return WalkResult(metrics, arrays, log, scenario)

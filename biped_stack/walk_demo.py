@@ -18,7 +18,6 @@ import mujoco
 import numpy as np
 
 from biped_common.rotations import quat_to_matrix
-from biped_common.errors import BipedStackError
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, load_scenario, max_foot_slip_m,
                                   segment_metrics)
@@ -215,11 +214,9 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
     out.mkdir(parents=True, exist_ok=True)
     print(f"walking {robot} ({style}) through '{scenario.name}' ({scenario.duration_s:.0f} s sim time, "
           f"{'multi-process over DDS' if multiprocess else 'in-process lockstep'})", flush=True)
-    if multiprocess and state_source != "ground_truth":
-        raise BipedStackError("--multiprocess runs with the ground-truth state only (no estimator node yet)")
     if multiprocess:
         from biped_stack.ros_walk import run_walk_multiprocess
-        result = run_walk_multiprocess(robot, style, scenario, out)
+        result = run_walk_multiprocess(robot, style, scenario, out, state_source=state_source)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),
                           video_path=out / "walk.mp4" if video else None, state_source=state_source)

@@ -94,8 +94,10 @@ class StateEstimator:
         """Fuse one frame; returns the estimate (None before the first usable frame)."""
         self.status = EstimatorStatus(stance=dict(self.status.stance))
         warn = self.status.warnings.append
-        if self._stamp_s is not None and not frame.stamp_s > self._stamp_s:
-            warn(f"frame at {frame.stamp_s:.4f} s does not advance time (last {self._stamp_s:.4f} s): refused")
+        if self._stamp_s is not None and frame.stamp_s == self._stamp_s:
+            return self.state()  # the same frame again (a bridge waiting for its first command repeats it)
+        if self._stamp_s is not None and frame.stamp_s < self._stamp_s:
+            warn(f"frame at {frame.stamp_s:.4f} s is older than the last one ({self._stamp_s:.4f} s): refused")
             return self.state()
         dt = 0.0 if self._stamp_s is None else frame.stamp_s - self._stamp_s
         self._stamp_s = frame.stamp_s

@@ -55,7 +55,9 @@ class WbcNode(Node):
         self._log_error = RepeatFilter(self.get_logger().error)
         self.stand = StandController(self.robot)
         self.walker = WalkingWbc(self.robot, log=self._warn) if self.walking else None
-        self._pair_truth = self.walking and self.config.state_source == "ground_truth"
+        # Pair the base state with the frame by stamp for either source (the estimator stamps its
+        # /odom with the frame it estimates), so every answer uses the state of its own frame.
+        self._pair_truth = self.walking
         self._buffers: dict[str, dict[int, object]] = {"joints": {}, "imu": {}, "odom": {}}
         self._latest_odom: Odometry | None = None
         self._answered_ns = -1

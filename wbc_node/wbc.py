@@ -37,6 +37,7 @@ from wbc_node.qp import QpSolution, solve_qp
 
 SIDES = ("left", "right")
 LWA = pin.LOCAL_WORLD_ALIGNED
+SOFT_STANCE_WEIGHT = 1e4  # the stance feet's no-motion as a cost, in the fallback attempt only
 
 
 @dataclass(frozen=True)
@@ -276,9 +277,17 @@ class WholeBodyController:
             # (torques clipped), rather than drop a walking robot onto the stand controller
             # mid-step. The status says which answer this is.
             failures = [f"{self.solver}: {solution.status}"]
-            for solver, inequalities, bounds, label in ((self.backup_solver, g_ineq, h_ineq, "backup solver"),
-                                                        (self.backup_solver, g_fric, h_fric, "torque limits relaxed")):
-                solution = solve_qp(cost_h, -cost_g, inequalities, bounds, a_eq, b_eq, solver=solver)
+            # Soft stance: the stance feet's no-motion rows as a stiff cost instead of equalities
+            # (a hard landing can ask for more than the torque limits allow).
+            soft_h, soft_g = cost_h.copy(), cost_g.copy()
+            stance_rows_eq, stance_rhs = a_eq[6:, :nv], b_eq[6:]
+            soft_h[:nv, :nv] += SOFT_STANCE_WEIGHT * stance_rows_eq.T @ stance_rows_eq
+            soft_g[:nv] += SOFT_STANCE_WEIGHT * stance_rows_eq.T @ stance_rhs
+            attempts = ((self.backup_solver, cost_h, cost_g, g_ineq, h_ineq, a_eq, b_eq, "backup solver"),
+                        (self.solver, soft_h, soft_g, g_ineq, h_ineq, a_eq[:6], b_eq[:6], "soft stance"),
+                        (self.backup_solver, cost_h, cost_g, g_fric, h_fric, a_eq, b_eq, "torque limits relaxed"))
+            for solver, hessian, gradient, inequalities, bounds, equalities, rhs, label in attempts:
+                solution = solve_qp(hessian, -gradient, inequalities, bounds, equalities, rhs, solver=solver)
                 if solution.ok:
                     status = f"ok via {label} ({solver}) after {'; '.join(failures)}"
                     break

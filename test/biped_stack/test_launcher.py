@@ -15,7 +15,7 @@ SHARE = package_share("biped_stack")
 def test_sim_launch_file_resolves_args_params_and_includes():
     nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"robot": "biped", "timing_mode": "realtime"})
     by_name = {n.name: n for n in nodes}
-    assert set(by_name) == {"sim_bridge", "gait_planner", "mpc", "wbc"}
+    assert set(by_name) == {"sim_bridge", "gait_planner", "state_estimator", "mpc", "wbc"}
     assert ("mode", "walk") in by_name["wbc"].params and ("style", "neutral") in by_name["gait_planner"].params
     standing = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"walk": "false"})}
     assert set(standing) == {"sim_bridge", "wbc"} and ("mode", "stand") in standing["wbc"].params

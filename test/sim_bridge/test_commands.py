@@ -57,3 +57,15 @@ def test_torque_law_and_clipping():
     sp = arbiter.setpoints(0.0)
     tau = sp.torque(np.zeros(3), np.array([0.0, 1.0, 0.0]), np.array([100.0, 100.0, 5.0]))
     np.testing.assert_allclose(tau, [10.5, 9.5, 5.0])  # 0.5 + 10·1 − 1·q̇, last one clipped
+
+
+def test_the_mems_params_file_matches_the_preset():
+    from pathlib import Path
+
+    import yaml
+
+    from sim_bridge.bridge import MEMS_SENSORS
+    path = Path(__file__).resolve().parents[2] / "config" / "sim_mems.yaml"
+    params = yaml.safe_load(path.read_text())["sim_bridge"]["ros__parameters"]
+    for key, value in MEMS_SENSORS.items():
+        assert params[key] == (list(value) if isinstance(value, tuple) else value), key

@@ -22,7 +22,7 @@ SCENARIO = Scenario("bench", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("f
 def main() -> None:
     print(f"walking controllers, in-process, {SCENARIO.duration_s:.0f} s of sim time per robot:")
     for robot in ("biped", "humanoid"):
-        result = run_walk(robot, "neutral", SCENARIO, progress=lambda m: None)
+        result = run_walk(robot, "neutral", SCENARIO, progress=lambda m: None, state_source="ground_truth")
         log = result.log
         print(f"  {robot} (loop RTF {result.metrics['real_time_factor']:.2f}, fell {result.metrics['fell']}):")
         for label, samples in (("WBC QP tick (dynamics, tasks, solve)", log.wbc_solve_s),

@@ -23,7 +23,8 @@ def main() -> None:
     scenario = Scenario("bench", (Segment("stand", 1.0, (0.0, 0.0, 0.0)),
                                   Segment("forward", args.seconds, (0.3, 0.0, 0.0))))
     with tempfile.TemporaryDirectory() as tmp:
-        m = run_walk_multiprocess(args.robot, "neutral", scenario, Path(tmp), progress=lambda _: None).metrics
+        m = run_walk_multiprocess(args.robot, "neutral", scenario, Path(tmp), progress=lambda _: None,
+                                  state_source="ground_truth").metrics
     print(f"multi-process walking stack over DDS ({args.robot}, lockstep, {scenario.duration_s:.0f} s sim): "
           f"RTF {m['real_time_factor']:.2f} | WBC node p50 {m['wbc_solve_ms']['p50']:.3f} ms p99 "
           f"{m['wbc_solve_ms']['p99']:.3f} ms | MPC node p50 {m['mpc_solve_ms']['p50']:.3f} ms p99 "

@@ -29,7 +29,7 @@ def capture(robot: str, count: int) -> list[tuple]:
         return original(*args, **kwargs)
     wbc_node.wbc.solve_qp = recording
     try:
-        run_walk(robot, "neutral", SCENARIO, progress=lambda m: None)
+        run_walk(robot, "neutral", SCENARIO, progress=lambda m: None, state_source="ground_truth")
     finally:
         wbc_node.wbc.solve_qp = original
     step = max(1, len(captured) // count)

@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="every node its own process over DDS (lockstep) instead of in-process")
     p.add_argument("--out", default="out/demo", help="report folder")
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
-    p.add_argument("--state-source", choices=("ground_truth", "estimator"), default="ground_truth",
+    p.add_argument("--state-source", choices=("estimator", "ground_truth"), default="estimator",
                    help="base state for the controllers (estimator: with MEMS-level sensor noise)")
     p.set_defaults(func=_cmd_demo)
 

@@ -161,7 +161,7 @@ class _Recorder:
 
 
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
-                          state_source: str = "ground_truth"):
+                          state_source: str = "estimator"):
     """Walk ``scenario`` through the launch file; returns a :class:`walk_demo.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``)."""

@@ -41,7 +41,7 @@ class WalkResult:
 
 
 def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_path: Path | None = None,
-             stop_on_fall: bool = True, state_source: str = "ground_truth", sensors: str | None = None) -> WalkResult:
+             stop_on_fall: bool = True, state_source: str = "estimator", sensors: str | None = None) -> WalkResult:
     """Walk ``scenario`` in-process (lockstep); progress lines every 5 s of sim time; returns
     metrics and traces. ``state_source``: ``ground_truth`` or ``estimator``; ``sensors``:
     ``ideal`` or ``mems`` (:data:`sim_bridge.bridge.MEMS_SENSORS`; the default with the
@@ -207,7 +207,7 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
 
 
 def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiprocess: bool = False,
-             video: bool = True, state_source: str = "ground_truth") -> int:
+             video: bool = True, state_source: str = "estimator") -> int:
     """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall."""
     scenario = load_scenario(scenario_name)
     out = Path(out_dir)

@@ -31,7 +31,7 @@ class MpcNodeConfig:
     """MPC node parameters."""
 
     robot: str = "humanoid"
-    state_source: str = "ground_truth"   # ground_truth | estimator
+    state_source: str = "estimator"      # estimator (/odom) | ground_truth (/ground_truth/odom)
 
 
 class MpcNode(Node):

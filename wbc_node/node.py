@@ -38,7 +38,7 @@ class WbcNodeConfig:
 
     robot: str = "humanoid"
     mode: str = "stand"                  # stand | walk
-    state_source: str = "ground_truth"   # ground_truth | estimator (walk mode)
+    state_source: str = "estimator"      # estimator (/odom) | ground_truth (walk mode)
 
 
 class WbcNode(Node):

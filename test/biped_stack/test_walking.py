@@ -31,7 +31,7 @@ SHORT = Scenario("short", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forw
 
 @pytest.mark.parametrize("robot_name, style", [("humanoid", "neutral"), ("biped", "bouncy")])
 def test_short_walk_tracks_the_command(robot_name, style):
-    result = run_walk(robot_name, style, SHORT, progress=lambda m: None)
+    result = run_walk(robot_name, style, SHORT, progress=lambda m: None, state_source="ground_truth")
     check_walk(result.metrics)
     assert result.metrics["wbc_solve_ms"]["p50"] is not None
 
@@ -40,7 +40,7 @@ def test_short_walk_tracks_the_command(robot_name, style):
 @pytest.mark.parametrize("style", shipped_styles())
 @pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
 def test_the_teleop_script_in_every_style(robot_name, style):
-    result = run_walk(robot_name, style, load_scenario("teleop"), progress=lambda m: None)
+    result = run_walk(robot_name, style, load_scenario("teleop"), progress=lambda m: None, state_source="ground_truth")
     check_walk(result.metrics)
 
 

@@ -22,15 +22,34 @@ def check(metrics):
 
 def test_biped_walks_forward_over_dds(tmp_path, ros_domain_id):
     scenario = Scenario("short", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 4.0, (0.3, 0.0, 0.0))))
-    result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path, progress=lambda m: None)
+    result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path, progress=lambda m: None,
+                                   state_source="ground_truth")
     check(result.metrics)
     assert [s["name"] for s in result.metrics["segments"]] == ["stand", "forward"]
     log = (tmp_path / "launch.log").read_text()
     assert "[gait_planner" in log and "[mpc" in log and "[wbc" in log and "Traceback" not in log
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
-def test_the_teleop_script_over_dds(tmp_path, ros_domain_id, robot_name):
-    result = run_walk_multiprocess(robot_name, "neutral", load_scenario("teleop"), tmp_path, progress=lambda m: None)
+def test_biped_walks_over_dds_on_the_estimator(tmp_path, ros_domain_id):
+    """The controllers read the estimator's /odom; the bridge runs MEMS-level sensors."""
+    scenario = Scenario("short", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 3.0, (0.3, 0.0, 0.0))))
+    result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path, progress=lambda m: None,
+                                   state_source="estimator")
     check(result.metrics)
+    estimate = result.metrics["estimator"]
+    assert estimate["roll_pitch_rms_deg"] <= 1.0 and estimate["yaw_drift_deg"] <= 3.0
+    assert estimate["velocity_rms_mps"] <= 0.05 and estimate["position_drift_ratio"] <= 0.03
+    assert "[state_estimator" in (tmp_path / "launch.log").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("state_source", ["ground_truth", "estimator"])
+@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
+def test_the_teleop_script_over_dds(tmp_path, ros_domain_id, robot_name, state_source):
+    result = run_walk_multiprocess(robot_name, "neutral", load_scenario("teleop"), tmp_path, progress=lambda m: None,
+                                   state_source=state_source)
+    check(result.metrics)
+    if state_source == "estimator":
+        estimate = result.metrics["estimator"]
+        assert estimate["roll_pitch_rms_deg"] <= 1.0 and estimate["yaw_drift_deg"] <= 3.0
+        assert estimate["velocity_rms_mps"] <= 0.05 and estimate["position_drift_ratio"] <= 0.03

@@ -20,6 +20,7 @@ from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from biped_common.stamp_pairing import StampedParts
 from mpc_node.planning import ComPlanner
 from sim_bridge.node import SENSOR_QOS
 
@@ -43,37 +44,28 @@ class MpcNode(Node):
         self.robot = load_robot(self.config.robot)
         self._warn = RepeatFilter(self.get_logger().warning)
         self.planner = ComPlanner(self.robot, log=self._warn)
-        self._references: dict[int, MultiDOFJointTrajectory] = {}
-        self._contacts: dict[int, JointTrajectory] = {}
+        self._references = StampedParts(("reference", "contacts"), capacity=8)
         self._joints: JointState | None = None
         self._base: Odometry | None = None
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(MultiDOFJointTrajectory, "mpc/com_plan", 10)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.create_subscription(MultiDOFJointTrajectory, "gait/reference", self._on_reference, 10)
-        self.create_subscription(JointTrajectory, "gait/contacts", self._on_contacts, 10)
+        self.create_subscription(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on("reference", m), 10)
+        self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on("contacts", m), 10)
         self.create_subscription(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS)
         self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source],
                                  lambda m: setattr(self, "_base", m), SENSOR_QOS)
         self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
                                f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
 
-    def _on_reference(self, msg: MultiDOFJointTrajectory) -> None:
-        self._references[conv.stamp_to_ns(msg.header.stamp)] = msg
-        self._try_solve(conv.stamp_to_ns(msg.header.stamp))
+    def _on(self, part: str, msg) -> None:
+        stamp_ns = conv.stamp_to_ns(msg.header.stamp)
+        parts = self._references.add(part, stamp_ns, msg)
+        if parts is not None:
+            self._solve(stamp_ns, parts["reference"], parts["contacts"])
 
-    def _on_contacts(self, msg: JointTrajectory) -> None:
-        self._contacts[conv.stamp_to_ns(msg.header.stamp)] = msg
-        self._try_solve(conv.stamp_to_ns(msg.header.stamp))
-
-    def _try_solve(self, stamp_ns: int) -> None:
-        if stamp_ns not in self._references or stamp_ns not in self._contacts:
-            return
-        reference, contacts = self._references.pop(stamp_ns), self._contacts.pop(stamp_ns)
-        for buffer in (self._references, self._contacts):  # older halves will never pair
-            for old in [s for s in buffer if s <= stamp_ns]:
-                del buffer[old]
+    def _solve(self, stamp_ns: int, reference: MultiDOFJointTrajectory, contacts: JointTrajectory) -> None:
         if self._joints is None or self._base is None:
             self._warn("MPC: waiting for joint states and the base state")
             return

@@ -19,6 +19,7 @@ from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
 from biped_common.rotations import quat_to_matrix
+from biped_common.stamp_pairing import StampedParts
 from sim_bridge.node import SENSOR_QOS
 from state_estimator_node.estimator import SIDES, StateEstimator
 
@@ -39,7 +40,7 @@ class StateEstimatorNode(Node):
         self.robot = load_robot(self.config.robot)
         self.estimator = StateEstimator(self.robot)
         self._warn = RepeatFilter(self.get_logger().warning)
-        self._frames: dict[int, dict] = {}
+        self._frames = StampedParts(PARTS)
         self._pub = self.create_publisher(Odometry, "odom", SENSOR_QOS)
         self.create_subscription(JointState, "joint_states", lambda m: self._on("joints", m), SENSOR_QOS)
         self.create_subscription(Imu, "imu", lambda m: self._on("imu", m), SENSOR_QOS)
@@ -48,15 +49,9 @@ class StateEstimatorNode(Node):
         self.get_logger().info(f"state estimator for {self.robot.name}: IMU attitude EKF + leg odometry")
 
     def _on(self, part: str, msg) -> None:
-        stamp = conv.stamp_to_ns(msg.header.stamp)
-        parts = self._frames.setdefault(stamp, {})
-        parts[part] = msg
-        if len(parts) < len(PARTS):
-            while len(self._frames) > 32:
-                del self._frames[min(self._frames)]
+        parts = self._frames.add(part, conv.stamp_to_ns(msg.header.stamp), msg)
+        if parts is None:
             return
-        for old in [s for s in self._frames if s <= stamp]:
-            del self._frames[old]
         try:
             frame = conv.sensor_frame_from_messages(parts["joints"], parts["imu"], {s: parts[s] for s in SIDES})
         except ValueError as exc:

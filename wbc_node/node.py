@@ -25,6 +25,7 @@ from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from biped_common.stamp_pairing import StampedParts
 from sim_bridge.node import SENSOR_QOS
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
@@ -61,7 +62,7 @@ class WbcNode(Node):
         self._buffers: dict[str, dict[int, object]] = {"joints": {}, "imu": {}, "odom": {}}
         self._latest_odom: Odometry | None = None
         self._answered_ns = -1
-        self._references: dict[int, list] = {}
+        self._references = StampedParts(("reference", "contacts", "upper"), capacity=8)
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
@@ -70,9 +71,9 @@ class WbcNode(Node):
         self.create_subscription(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS)
         if self.walking:
             self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS)
-            self.create_subscription(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference(0, m), 10)
-            self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on_reference(1, m), 10)
-            self.create_subscription(JointTrajectory, "gait/upper_body", lambda m: self._on_reference(2, m), 10)
+            self.create_subscription(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), 10)
+            self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), 10)
+            self.create_subscription(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), 10)
             self.create_subscription(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, 10)
         self.get_logger().info(f"{self.config.mode} controller for {self.robot.name}"
                                + (f", state from {self.config.state_source}" if self.walking else ""))
@@ -83,19 +84,14 @@ class WbcNode(Node):
         if self._pair_truth:
             self._on_sensor("odom", msg)
 
-    def _on_reference(self, part: int, msg) -> None:
+    def _on_reference(self, part: str, msg) -> None:
         stamp = conv.stamp_to_ns(msg.header.stamp)
-        parts = self._references.setdefault(stamp, [None, None, None])
-        parts[part] = msg
-        if any(p is None for p in parts):
-            while len(self._references) > 8:
-                del self._references[min(self._references)]
+        parts = self._references.add(part, stamp, msg)
+        if parts is None:
             return
-        for old in [s for s in self._references if s <= stamp]:
-            del self._references[old]
         try:
-            arrays = conv.gait_reference_arrays(parts[0], parts[1])
-            names, upper = conv.upper_body_arrays(parts[2], arrays["times_s"])
+            arrays = conv.gait_reference_arrays(parts["reference"], parts["contacts"])
+            names, upper = conv.upper_body_arrays(parts["upper"], arrays["times_s"])
             arrays["upper_joints_rad"] = upper
             self.walker.set_reference(arrays, stamp * 1e-9, names)
         except (ValueError, KeyError) as exc:

@@ -86,6 +86,10 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
     assert probe.spin_until(lambda: probe.sim_time_s() >= stamp + 1.0, timeout_s=60, alive=[bridge, controller])
     assert abs(probe.odometry[-1][1] - robot.nominal_pelvis_height_m) < 0.02
 
+    # The probe must hear the controller's own commands (discovery can lag under load) before the
+    # controller dies, or "the last command" below would be one of ours.
+    assert probe.spin_until(lambda: any(t > stamp + 0.5 for t in probe.command_stamps), timeout_s=30,
+                            alive=[bridge, controller])
     processes.children["wbc"].kill()  # SIGKILL: no goodbye
     processes.children["wbc"].wait(10)
     assert probe.spin_until(lambda: any(m == "damping" for _, m in probe.modes), timeout_s=30, alive=[bridge])

@@ -258,7 +258,7 @@ class GaitPlanner:
             lo, td = SWING_PHASES[side]
             if _crossed(old_phase, self.phase, lo, wrapped):
                 self.lift_off[side] = self.footholds[side]
-                self._swing_target_used[side] = self._swing_target(side, predicted=True)
+                self._swing_target_used[side] = self._next_foothold(side)
             if _crossed(old_phase, self.phase, td, wrapped):
                 self.footholds[side] = targets[side]
 
@@ -302,11 +302,9 @@ class GaitPlanner:
         centre = 0.5 * (touch_down_s + lift_off_s + self.gait.timing.cycle_s)
         return self._place(side, predict_pose(self.body, self.velocity, centre))
 
-    def _swing_target(self, side: str, predicted: bool = False) -> Pose2:
-        """Where the foot's current (gated target) or next (predicted) swing lands."""
+    def _next_foothold(self, side: str) -> Pose2:
+        """Where the foot's next swing (the current one, if it is swinging) is predicted to land."""
         lift_off, touch_down = next((iv for iv in self._events(self.gait.timing.cycle_s)[side] if iv[1] > 0.0))
-        if lift_off <= 0.0 and not predicted:
-            return self._swing_target_used[side]
         return self._predicted_foothold(side, lift_off, touch_down)
 
     def _update_swing_targets(self, dt_s: float, rate_per_s: float = 20.0) -> None:

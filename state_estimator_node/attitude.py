@@ -10,11 +10,8 @@ kinematics for the error-state Kalman filter", §7.
 - Accelerometer update (gravity direction): at low body acceleration the specific force is
   f = Rᵀ (0, 0, g); h(R) = R̂ᵀ g e_z, H = [[h]×, 0]. The measurement noise is inflated with the
   deviation of |f| from g (walking accelerates the base), so a hard heel strike is trusted less.
-- Attitude update (kinematic anchoring of a stance foot, see :mod:`state_estimator_node.estimator`):
-  a measured orientation R_m with residual log(R̂ᵀ R_m), H = [I, 0].
-
-Roll and pitch are observable from gravity; yaw and the z gyro bias only through the attitude
-updates.
+Roll and pitch are observable from gravity; the heading is the gyro's (the gravity update is
+kept off it, see :meth:`AttitudeEkf.update_accel`).
 """
 
 from __future__ import annotations
@@ -103,12 +100,6 @@ class AttitudeEkf:
         projector[:3, :3] -= np.outer(vertical, vertical)
         projector[3:, 3:] -= np.outer(vertical, vertical)
         self._update(f - h, jac, np.eye(3) * std**2, projector)
-
-    def update_attitude(self, measured_rotation: np.ndarray, std_rad: np.ndarray) -> None:
-        """Update with a measured orientation (world ← base) of per-axis std (base axes)."""
-        residual = pin.log3(self.rotation.T @ measured_rotation)
-        jac = np.hstack([np.eye(3), np.zeros((3, 3))])
-        self._update(residual, jac, np.diag(np.asarray(std_rad, dtype=float) ** 2))
 
     def _update(self, residual: np.ndarray, jac: np.ndarray, noise: np.ndarray, projector=None) -> None:
         p = self.covariance

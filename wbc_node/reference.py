@@ -52,11 +52,6 @@ class ReferenceTable:
         return out
 
 
-def sample_arrays(arrays: dict[str, np.ndarray], times_s: np.ndarray) -> dict[str, np.ndarray]:
-    """:meth:`ReferenceTable.sample` for one use."""
-    return ReferenceTable(arrays).sample(times_s)
-
-
 def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample, joint_posture_rad: np.ndarray,
                   upper_index: np.ndarray | None = None) -> WbcReference:
     """The reference at ``samples``' first time, with rates and accelerations by finite

@@ -98,17 +98,6 @@ class WbcReference:
     feet: dict[str, FootTarget]
     joint_posture_rad: np.ndarray   # all joints, robot order (legs: standing posture; upper: reference)
 
-    def finite(self) -> bool:
-        """Whether every number in the reference is finite (a NaN must never reach the QP)."""
-        arrays = [self.com_position_m, self.com_velocity_m_s, self.com_acceleration_m_s2,
-                  [self.pelvis_height_m, self.pelvis_height_rate_m_s], self.pelvis_quat_wxyz,
-                  self.joint_posture_rad]
-        for foot in self.feet.values():
-            arrays += [foot.position_m, foot.velocity_m_s, foot.acceleration_m_s2, foot.quat_wxyz]
-        # One reduction per array, one test: a sum is non-finite iff an element is (or it
-        # overflows, which no valid reference does).
-        return math.isfinite(sum(float(np.sum(a)) for a in arrays))
-
 
 @dataclass(frozen=True)
 class WbcOutput:

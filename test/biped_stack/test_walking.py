@@ -59,6 +59,21 @@ def run_standing(sim, seconds):
     return min(heights)
 
 
+def run_with_tampered_reference(monkeypatch, sim, controller, seconds, tamper):
+    """Stand for ``seconds`` with every planner reference passed through ``tamper`` (in place);
+    the planner is restored afterwards. Returns the lowest pelvis height."""
+    original = controller.planner.reference
+
+    def tampered(*args, **kwargs):
+        ref = original(*args, **kwargs)
+        tamper(ref)
+        return ref
+    monkeypatch.setattr(controller.planner, "reference", tampered)
+    low = run_standing(sim, seconds)
+    monkeypatch.setattr(controller.planner, "reference", original)
+    return low
+
+
 def test_mpc_failure_is_logged_and_the_previous_plan_continues():
     sim, controller, messages = standing_controller()
     run_standing(sim, 0.5)
@@ -73,15 +88,8 @@ def test_mpc_failure_is_logged_and_the_previous_plan_continues():
 def test_nan_reference_is_logged_and_the_previous_reference_continues(monkeypatch):
     sim, controller, messages = standing_controller()
     run_standing(sim, 0.5)
-    original = controller.planner.reference
-
-    def poisoned(*args, **kwargs):
-        ref = original(*args, **kwargs)
-        ref.pelvis_height_m[:] = np.nan
-        return ref
-    monkeypatch.setattr(controller.planner, "reference", poisoned)
-    low = run_standing(sim, 0.5)
-    monkeypatch.setattr(controller.planner, "reference", original)
+    low = run_with_tampered_reference(monkeypatch, sim, controller, 0.5,
+                                      lambda ref: ref.pelvis_height_m.__setitem__(slice(None), np.nan))
     low = min(low, run_standing(sim, 0.5))
     assert any("non-finite gait reference" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
@@ -105,16 +113,11 @@ def test_an_empty_support_region_is_refused_and_the_previous_plan_continues(monk
     on; the robot keeps standing."""
     sim, controller, messages = standing_controller()
     run_standing(sim, 0.5)
-    original = controller.planner.reference
 
-    def airborne(*args, **kwargs):
-        ref = original(*args, **kwargs)
+    def airborne(ref):
         ref.in_stance["left"][:] = False
         ref.in_stance["right"][:] = False
-        return ref
-    monkeypatch.setattr(controller.planner, "reference", airborne)
-    low = run_standing(sim, 0.3)
-    monkeypatch.setattr(controller.planner, "reference", original)
+    low = run_with_tampered_reference(monkeypatch, sim, controller, 0.3, airborne)
     low = min(low, run_standing(sim, 0.5))
     assert any("MPC: reference rejected (no foot in stance" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m

@@ -16,7 +16,7 @@ from gait_planner_node.planner import GaitPlanner, PlannerConfig
 from gait_planner_node.style import load_style, shipped_styles
 
 TICK_S = 0.008
-TICKS = 2500
+TICKS = 5000  # 40 s of gait per style
 COMMANDS = [(0.3, 0.0, 0.0), (0.1, 0.05, 0.3), (-0.15, 0.0, 0.0), (0.0, -0.1, -0.4), (0.0, 0.0, 0.0)]
 
 
@@ -28,7 +28,7 @@ def main() -> None:
         planner = GaitPlanner(load_style(name), config)
         step_ms, preview_ms = [], []
         for k in range(TICKS):
-            planner.set_command(COMMANDS[(k * len(COMMANDS)) // TICKS])
+            planner.set_command(COMMANDS[int(k * TICK_S) % len(COMMANDS)])  # a new command every second
             t0 = time.perf_counter()
             planner.step(TICK_S)
             t1 = time.perf_counter()

@@ -32,6 +32,7 @@ of the command; the preview assumes the current filtered velocity holds.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -50,12 +51,14 @@ EVENT_INDEX = {"left": (1, 2), "right": (3, 4)}  # indices into the cycle's even
 
 def min_jerk(s):
     """10s³ − 15s⁴ + 6s⁵ on s clipped to [0, 1] (zero velocity and acceleration at both ends)."""
-    s = np.minimum(np.maximum(s, 0.0), 1.0)
+    s = min(max(s, 0.0), 1.0) if isinstance(s, float) else np.minimum(np.maximum(s, 0.0), 1.0)
     return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
 
 
 def wrap_angle(angle):
-    """Angle wrapped to (−π, π]."""
+    """Angle wrapped to [−π, π)."""
+    if isinstance(angle, float):
+        return (angle + math.pi) % (2 * math.pi) - math.pi
     return np.mod(np.asarray(angle) + math.pi, 2 * math.pi) - math.pi
 
 
@@ -131,7 +134,14 @@ class Reference:
     upper_joint_names: tuple[str, ...]
     upper_joints_rad: np.ndarray
     body: np.ndarray
-    footholds: tuple[Foothold, ...] = field(default=())
+    foothold_rows: np.ndarray = field(default_factory=lambda: np.zeros((0, 5)))
+
+    @property
+    def footholds(self) -> tuple[Foothold, ...]:
+        """The touch-downs within the preview, by time (built from ``foothold_rows``: side
+        (0 left, 1 right), time [s], x, y [m], yaw [rad])."""
+        return tuple(Foothold(SIDES[int(side)], time_s, Pose2(x, y, yaw))
+                     for side, time_s, x, y, yaw in self.foothold_rows.tolist())
 
 
 def _columns(*columns) -> np.ndarray:
@@ -165,14 +175,11 @@ def predict_pose(body: Pose2, velocity, dt: float) -> Pose2:
     return Pose2(*_unicycle(body, vx, vy, w, float(dt), math))
 
 
-def _quat_zxy(yaw, roll, pitch) -> np.ndarray:
-    """q = q_z(yaw) ⊗ q_x(roll) ⊗ q_y(pitch), vectorized, (N, 4) in (w, x, y, z)."""
-    cz, sz = np.cos(yaw / 2), np.sin(yaw / 2)
-    cx, sx = np.cos(roll / 2), np.sin(roll / 2)
-    cy, sy = np.cos(pitch / 2), np.sin(pitch / 2)
-    # q_z ⊗ q_x
-    w1, x1, y1, z1 = cz * cx, cz * sx, sz * sx, sz * cx
-    # ⊗ q_y
+def _quat_zxy_half(cos, sin) -> np.ndarray:
+    """q = q_z(yaw) ⊗ q_x(roll) ⊗ q_y(pitch), (N, 4) in (w, x, y, z), from the cosines and sines
+    of the half angles (yaw/2, roll/2, pitch/2) as rows (3, N)."""
+    (cz, cx, cy), (sz, sx, sy) = cos, sin
+    w1, x1, y1, z1 = cz * cx, cz * sx, sz * sx, sz * cx  # q_z ⊗ q_x
     return _columns(w1 * cy - y1 * sy, x1 * cy - z1 * sy, w1 * sy + y1 * cy, z1 * cy + x1 * sy)
 
 
@@ -202,7 +209,11 @@ class GaitPlanner:
         self._clock_rate_rate = 0.0
         self._clock_target = 0.0 if config.start_standing else 1.0
         self.gait: BlendedGait = blend(style, self.velocity)
-        self._upper_index = {name: i for i, name in enumerate(config.upper_joint_names)}
+        self._blended_velocity = self.velocity.tolist()  # the (unclamped) velocity self.gait is for
+        self._upper_posture = np.asarray(config.upper_posture_rad, dtype=float)
+        self._preview_grid = np.arange(0.0, config.preview_horizon_s + 1e-9, config.preview_dt_s)
+        self._preview_grid.flags.writeable = False
+        self._upper_maps: dict[tuple[str, ...], np.ndarray] = {}
         self._events_memo = None
         self.footholds = {side: self._place(side, start) for side in SIDES}
         self.lift_off = dict(self.footholds)
@@ -224,7 +235,7 @@ class GaitPlanner:
     def set_style(self, style: Style) -> None:
         """Switch style; the phase is kept, so the switch is continuous in phase."""
         self.style = style
-        self.gait = blend(style, self.velocity)
+        self.gait, self._blended_velocity = blend(style, self.velocity), self.velocity.tolist()
 
     # -- time ----------------------------------------------------------------------------------
     def step(self, dt_s: float) -> None:
@@ -241,8 +252,9 @@ class GaitPlanner:
         self.velocity = self.velocity + dt_s * self._velocity_rate
         self.body = predict_pose(self.body, self.velocity, dt_s)
         old_phase = self.phase
-        if np.any(np.abs(self.velocity - self.gait.velocity) > 1e-9):  # re-blend only on change
-            self.gait = blend(self.style, self.velocity)
+        velocity = self.velocity.tolist()
+        if any(abs(a - b) > 1e-9 for a, b in zip(velocity, self._blended_velocity)):  # re-blend on change only
+            self.gait, self._blended_velocity = blend(self.style, self.velocity), velocity
         phase_map = self.gait.phase_map
         if self.clock_rate != self._clock_target or self._clock_rate_rate != 0.0:
             w = 1.0 / self.config.clock_time_constant_s
@@ -271,10 +283,12 @@ class GaitPlanner:
         dx, dy = a.foot_offset_x_m, sign * a.stance_width_m / 2.0
         return Pose2(body.x + c * dx - s * dy, body.y + s * dx + c * dy, body.yaw + sign * a.splay_rad)
 
-    def _events(self, horizon_s: float) -> dict[str, list[tuple[float, float]]]:
+    def _events(self) -> dict[str, list[tuple[float, float]]]:
         """Per foot, its swing intervals (lift-off, touch-down) relative to now [s], from the
-        current or last swing to past the horizon. (Memoized: called several times per tick.)"""
-        key = (self.phase, horizon_s)
+        current or last swing to one cycle past the preview horizon. (Memoized: called several
+        times per tick.)"""
+        key = self.phase
+        horizon_s = self.config.preview_horizon_s + self.gait.timing.cycle_s
         if self._events_memo is not None and self._events_memo[0] == key and self._events_memo[2] is self.gait:
             return self._events_memo[1]
         times = self.gait.timing.event_times_s().tolist()
@@ -304,104 +318,118 @@ class GaitPlanner:
 
     def _next_foothold(self, side: str) -> Pose2:
         """Where the foot's next swing (the current one, if it is swinging) is predicted to land."""
-        lift_off, touch_down = next((iv for iv in self._events(self.gait.timing.cycle_s)[side] if iv[1] > 0.0))
+        lift_off, touch_down = next((iv for iv in self._events()[side] if iv[1] > 0.0))
         return self._predicted_foothold(side, lift_off, touch_down)
 
     def _update_swing_targets(self, dt_s: float, rate_per_s: float = 20.0) -> None:
         """Move each swinging foot's target towards its predicted foothold with gain
         rate · (1 − m(s)) (m the minimum-jerk profile of the swing phase s): the gate closes at
         touch-down, so the target's velocity vanishes there."""
-        for side, swings in self._events(self.gait.timing.cycle_s).items():
+        for side, swings in self._events().items():
             lo, td = next(iv for iv in swings if iv[1] > 0.0)
             if lo <= 0.0 < td:
-                gain = min(1.0, dt_s * rate_per_s * (1.0 - float(min_jerk(-lo / (td - lo)))))
+                gain = min(1.0, dt_s * rate_per_s * (1.0 - min_jerk(-lo / (td - lo))))
                 used, goal = self._swing_target_used[side], self._predicted_foothold(side, lo, td)
                 self._swing_target_used[side] = Pose2(used.x + gain * (goal.x - used.x), used.y + gain * (goal.y - used.y),
-                                                      used.yaw + gain * float(wrap_angle(goal.yaw - used.yaw)))
+                                                      used.yaw + gain * wrap_angle(goal.yaw - used.yaw))
 
     # -- reference -----------------------------------------------------------------------------
+    def _upper_map(self, style_joints: tuple[str, ...]) -> np.ndarray:
+        """0/1 matrix (style joints × robot upper joints) taking the style's upper-body curves to
+        the robot's joints; a style joint the robot does not have is dropped. (Cached per style.)"""
+        if style_joints not in self._upper_maps:
+            names = self.config.upper_joint_names
+            self._upper_maps[style_joints] = np.array(
+                [[float(a == b) for b in names] for a in style_joints]).reshape(len(style_joints), len(names))
+        return self._upper_maps[style_joints]
+
     def reference(self, times_s=None) -> Reference:
         """The reference at ``times_s`` relative to now (default: the preview grid from 0)."""
         cfg = self.config
-        if times_s is None:
-            times_s = np.arange(0.0, cfg.preview_horizon_s + 1e-9, cfg.preview_dt_s)
-        t = np.atleast_1d(np.asarray(times_s, dtype=float))
+        t = self._preview_grid if times_s is None else np.atleast_1d(np.asarray(times_s, dtype=float))
         gait, phase_map = self.gait, self.gait.phase_map
         cycle = gait.timing.cycle_s
         clock = self.clock_rate * t  # gait-clock time of each preview time
         phase = phase_map.phase(phase_map.time_s(self.phase) + clock)
-        body = predict_body(self.body, self.velocity, t)
+        # One body prediction for the preview times and for the middle of the stance after each
+        # swing (where that swing's foothold goes).
+        events = self._events()
+        swings = np.array(events["left"] + events["right"])
+        bodies = predict_body(self.body, self.velocity, np.concatenate([t, 0.5 * (swings[:, 0] + swings[:, 1] + cycle)]))
+        body = bodies[:t.size]
 
-        footholds = []
-        segments = {side: self._swing_segments(side, swings, cycle, footholds)
-                    for side, swings in self._events(float(clock.max()) + cycle).items()}
-        feet_pos, feet_quat, stance = self._feet_poses(clock, segments)
+        rows, stance_s, footholds = self._swing_table(events, swings, bodies[t.size:], cycle, float(clock.max()))
+        feet_pos, feet_quat, stance = self._feet_poses(clock, rows, stance_s)
 
         cycle_curves = gait.cycle(phase)  # columns: PELVIS_CURVES, then the style's upper joints
         height, roll, pitch, yaw = (cycle_curves[:, i] for i in range(4))
         pelvis_height = cfg.nominal_pelvis_height_m + height
         pelvis_quat = _quat_zyx(body[:, 2] + yaw, pitch, roll)
-        upper = np.tile(np.asarray(cfg.upper_posture_rad, dtype=float), (t.size, 1))
-        for column, joint in enumerate(gait.upper_joints):
-            if joint in self._upper_index:
-                upper[:, self._upper_index[joint]] += cycle_curves[:, 4 + column]
-        footholds = tuple(sorted((f for f in footholds if 0.0 < f.time_s <= clock.max()), key=lambda f: f.time_s))
+        upper = self._upper_posture + cycle_curves[:, 4:] @ self._upper_map(gait.upper_joints)
         return Reference(t, phase, pelvis_height, pelvis_quat, feet_pos, feet_quat, stance,
                          cfg.upper_joint_names, upper, body, footholds)
 
-    def _swing_segments(self, side, swings, cycle, footholds):
-        """One foot's swings as arrays: lift-off and touch-down times (n,), start and end poses
-        (n, 3) and its stance duration. The first swing starts from the known lift-off pose (or,
-        when it is still to come, the current foothold); later touch-downs are predicted (one
-        vectorized body prediction for all of them) and appended to ``footholds``."""
-        times = np.array(swings)
-        lo, td = times[:, 0], times[:, 1]
-        first_lo, first_td = swings[0]
-        # Touch-down poses: the body at the middle of the following stance, placed for this foot.
-        centre = 0.5 * (td + lo + self.gait.timing.cycle_s)
-        ends = self._place_many(side, predict_body(self.body, self.velocity, centre))
-        if first_td <= 0.0:
-            f = self.footholds[side]
-            ends[0] = (f.x, f.y, f.yaw)
-        elif first_lo <= 0.0:
-            f = self._swing_target_used[side]
-            ends[0] = (f.x, f.y, f.yaw)
-        start = self.lift_off[side] if first_lo <= 0.0 < first_td else self.footholds[side]
-        starts = np.empty_like(ends)
-        starts[0] = (start.x, start.y, start.yaw)
-        starts[1:] = ends[:-1]
-        for k in range(0 if first_td > 0.0 else 1, len(swings)):
-            footholds.append(Foothold(side, float(td[k]), Pose2(*(float(v) for v in ends[k]))))
-        return lo, td, starts, ends, cycle - (first_td - first_lo)
+    def _swing_table(self, events, swings: np.ndarray, bodies: np.ndarray, cycle: float, horizon_s: float):
+        """Both feet's swings as rows [lift-off, touch-down (relative to now) [s], start pose (x, y,
+        yaw), end pose] — the left foot's swings first, then the right's — with the number of
+        left rows; each foot's stance duration [s]; and the footholds touched down in
+        (0, horizon_s], by time, as rows [side (0 left, 1 right), time, x, y, yaw].
 
-    def _place_many(self, side: str, bodies: np.ndarray) -> np.ndarray:
-        """:meth:`_place` for body poses (n, 3) → foothold poses (n, 3)."""
+        ``swings`` are ``events`` as rows (left, then right) and ``bodies`` the predicted body
+        poses at the middle of the stance after each. A foot's first swing starts from its known
+        lift-off pose (or, when it is still to come, its current foothold); later touch-downs
+        are those bodies placed for the foot."""
+        left, right = events["left"], events["right"]
+        rows = np.empty((len(swings), 8))
+        rows[:, :2] = swings
+        td = rows[:, 1]
+        sign = np.repeat([1.0, -1.0], [len(left), len(right)])
         a = self.gait.attributes
-        sign = 1.0 if side == "left" else -1.0
         c, s = np.cos(bodies[:, 2]), np.sin(bodies[:, 2])
-        dx, dy = a.foot_offset_x_m, sign * a.stance_width_m / 2.0
-        return _columns(bodies[:, 0] + c * dx - s * dy, bodies[:, 1] + s * dx + c * dy,
-                        bodies[:, 2] + sign * a.splay_rad)
+        dy = sign * (a.stance_width_m / 2.0)
+        ends = rows[:, 5:]
+        ends[:, 0] = bodies[:, 0] + c * a.foot_offset_x_m - s * dy
+        ends[:, 1] = bodies[:, 1] + s * a.foot_offset_x_m + c * dy
+        ends[:, 2] = bodies[:, 2] + sign * a.splay_rad
+        stance_s = {}
+        for side, first, swings in (("left", 0, left), ("right", len(left), right)):
+            first_lo, first_td = swings[0]
+            if first_td <= 0.0:
+                f = self.footholds[side]
+                ends[first] = (f.x, f.y, f.yaw)
+            elif first_lo <= 0.0:
+                f = self._swing_target_used[side]
+                ends[first] = (f.x, f.y, f.yaw)
+            start = self.lift_off[side] if first_lo <= 0.0 < first_td else self.footholds[side]
+            rows[first, 2:5] = (start.x, start.y, start.yaw)
+            rows[first + 1:first + len(swings), 2:5] = ends[first:first + len(swings) - 1]
+            stance_s[side] = cycle - (first_td - first_lo)
+        landing = np.flatnonzero((td > 0.0) & (td <= horizon_s))
+        landing = landing[np.argsort(td[landing], kind="stable")]
+        footholds = np.empty((landing.size, 5))
+        footholds[:, 0] = landing >= len(left)
+        footholds[:, 1:] = rows[landing][:, [1, 5, 6, 7]]
+        return (rows, len(left)), stance_s, footholds
 
-    def _feet_poses(self, t, segments):
+    def _feet_poses(self, t, swing_table, stance_s):
         """Sole positions (N, 3), quaternions (N, 4) and stance flags (N,) per foot; both feet in
-        one vectorized pass (rows: left at every time, then right)."""
+        one vectorized pass (rows: left at every time, then right). (Written for few numpy calls:
+        this is most of the 125 Hz tick.)"""
         a, g, n = self.gait.attributes, self.config.foot, t.size
-        (lo_l, td_l, starts_l, ends_l, stance_l), (lo_r, td_r, starts_r, ends_r, stance_r) = \
-            segments["left"], segments["right"]
-        # Rows: left at every time, then right; index both feet's swings in one table.
-        k = np.concatenate([np.searchsorted(lo_l, t, side="right") - 1,
-                            np.searchsorted(lo_r, t, side="right") - 1 + lo_l.size])
-        k = np.maximum(k, np.repeat([0, lo_l.size], n))  # before the first swing: the first one
-        lo, td = np.concatenate([lo_l, lo_r])[k], np.concatenate([td_l, td_r])[k]
-        start, end = np.concatenate([starts_l, starts_r])[k], np.concatenate([ends_l, ends_r])[k]
-        stance_s = np.repeat([stance_l, stance_r], n)
-        before = np.concatenate([t < lo_l[0], t < lo_r[0]])
+        rows, n_left = swing_table
+        # Each time's current or next swing of each foot (before a foot's first swing, the first:
+        # then t < lift-off).
+        k = np.concatenate([np.searchsorted(rows[:n_left, 0], t, side="right") - 1,
+                            np.searchsorted(rows[n_left:, 0], t, side="right") - 1 + n_left])
+        row = rows[np.maximum(k, _first_rows(n, n_left))]
+        lo, td, start, end = row[:, 0], row[:, 1], row[:, 2:5], row[:, 5:8]
+        left = _left_rows(n)
+        stance_s = np.where(left, stance_s["left"], stance_s["right"])
         tt = np.concatenate([t, t])
-        sign = np.repeat([1.0, -1.0], n)
         in_swing = (tt >= lo) & (tt < td)
-        s = np.where(in_swing, (tt - lo) / (td - lo), np.where(before, 0.0, 1.0))
-        since_td = np.where(in_swing, 0.0, np.where(tt >= td, tt - td, tt - (lo - stance_s)))
+        s = (tt - lo) / (td - lo)  # swing progress, < 0 before and > 1 after (clipped below)
+        # Time since the last touch-down (only read in stance).
+        since_td = np.where(tt >= td, tt - td, tt - lo + stance_s)
         rolldown = np.maximum(a.heel_rolldown_fraction * stance_s, 1e-9)
         rollup = np.maximum(a.toe_rollup_fraction * stance_s, 1e-9)
         # One min-jerk pass: the swing progress, heel-strike build-up, toe-off decay, heel
@@ -411,46 +439,76 @@ class GaitPlanner:
         delta = end - start
         delta[:, 2] = wrap_angle(delta[:, 2])
         nominal = start + m[:, None] * delta
-        # Stylized offsets (zero in stance: the swing curves vanish outside the swing).
-        sw = np.where(in_swing, s, 0.0)
-        curves = np.concatenate([self.gait.swing["left"](sw[:n]), self.gait.swing["right"](sw[n:])])
-        curves = np.where(in_swing[:, None], curves, 0.0)  # SWING_CURVES columns
-        forward, lateral, height = curves[:, 0], sign * curves[:, 1], curves[:, 2]
-        yaw, roll = sign * curves[:, 3], sign * curves[:, 4]
+        # Stylized offsets: the foot's own columns of the swing table (both feet's curves share
+        # its breakpoints), zero outside its swings, with lateral / yaw / roll (outward in the
+        # style) signed into the world's left-right.
+        table = self.gait.feet_swing
+        x = np.minimum(np.maximum(s, 0.0), 1.0)
+        interval = np.minimum(np.searchsorted(table.breakpoints, x, side="right") - 1, table.breakpoints.size - 2)
+        h = (x - table.breakpoints[interval])[:, None]
+        c = table.coefficients.reshape(4, -1, 2, 5)[:, interval, _side_column(n)]
+        curves = (((c[0] * h + c[1]) * h + c[2]) * h + c[3]) * np.where(in_swing[:, None], _outward_sign(n), 0.0)
+        forward, lateral, height, yaw, roll = curves.T
         # Heel pitch (≤ 0, toes up) and toe pitch (≥ 0, heel up): in swing the toe-off pitch
         # decays over the first half and the heel-strike pitch builds over the second; in stance
         # the foot rolls down from the heel after touch-down and up onto the toe before lift-off.
         heel = a.heel_strike_pitch_rad * np.where(in_swing, heel_swing, 1 - heel_stance)
         toe = a.toe_off_pitch_rad * np.where(in_swing, 1 - toe_swing, toe_stance)
-        local = _rotate_z(_sole_origin_offset(g, heel, toe, roll), yaw) + _columns(forward, lateral, height)
-        world = _rotate_z(local, nominal[:, 2])
-        world[:, :2] += nominal[:, :2]
-        quat = _quat_zxy(nominal[:, 2] + yaw, roll, heel + toe)
-        halves = {"left": slice(0, n), "right": slice(n, 2 * n)}
-        return ({side: world[h] for side, h in halves.items()}, {side: quat[h] for side, h in halves.items()},
-                {side: ~in_swing[h] for side, h in halves.items()})
+        heading = nominal[:, 2] + yaw
+        # Every angle's cosine and sine in two calls (this is the hot path).
+        angles = np.array([toe, heel, roll, heading, nominal[:, 2], 0.5 * heading, 0.5 * roll, 0.5 * (heel + toe)])
+        cos, sin = np.cos(angles), np.sin(angles)
+        ox, oy, oz = _sole_origin_offset(g, cos[:3], sin[:3], roll)
+        # world = nominal + R_z(nominal yaw + yaw) · offset + R_z(nominal yaw) · (forward, lateral, height)
+        ch, sh, cn, sn = cos[3], sin[3], cos[4], sin[4]
+        world = _columns(nominal[:, 0] + ch * ox - sh * oy + cn * forward - sn * lateral,
+                         nominal[:, 1] + sh * ox + ch * oy + sn * forward + cn * lateral, oz + height)
+        quat = _quat_zxy_half(cos[5:], sin[5:])
+        return ({"left": world[:n], "right": world[n:]}, {"left": quat[:n], "right": quat[n:]},
+                {"left": ~in_swing[:n], "right": ~in_swing[n:]})
 
 
-def _rotate_z(v: np.ndarray, angle) -> np.ndarray:
-    c, s = np.cos(angle), np.sin(angle)
-    return _columns(c * v[:, 0] - s * v[:, 1], s * v[:, 0] + c * v[:, 1], v[:, 2])
+@functools.lru_cache(maxsize=8)
+def _outward_sign(n: int) -> np.ndarray:
+    """Per row of the two-feet arrays (n left rows, then n right), the sign of each SWING_CURVES
+    column in the world's left-right sense (lateral, yaw and roll are "outward" in a style)."""
+    sign = np.ones((2 * n, 5))
+    sign[n:, [1, 3, 4]] = -1.0
+    return sign
 
 
-def _sole_origin_offset(g: FootGeometry, heel_pitch, toe_pitch, roll) -> np.ndarray:
-    """Where the sole origin goes under roll about the lower sole edge, heel pitch about the heel
-    and toe pitch about the toe (pivots fixed in the nominal sole frame), (N, 3)."""
+@functools.lru_cache(maxsize=8)
+def _left_rows(n: int) -> np.ndarray:
+    """[True] * n + [False] * n."""
+    return np.repeat([True, False], n)
+
+
+@functools.lru_cache(maxsize=8)
+def _side_column(n: int) -> np.ndarray:
+    """Per row of the two-feet arrays, the foot's column group in the swing table (0 left, 1 right)."""
+    return np.repeat([0, 1], n)
+
+
+@functools.lru_cache(maxsize=8)
+def _first_rows(n: int, left_swings: int) -> np.ndarray:
+    """Index of each foot's first swing in the two-feet table, per row."""
+    return np.repeat([0, left_swings], n)
+
+
+def _sole_origin_offset(g: FootGeometry, cos, sin, roll):
+    """Where the sole origin goes under roll γ about the lower sole edge, heel pitch ψ_h about the
+    heel and toe pitch ψ_t about the toe (pivots fixed in the nominal sole frame), given
+    ``cos``/``sin`` of (ψ_t, ψ_h, γ) as rows (3, N): x, y, z (N,) each."""
+    (ct, ch, cr), (st, sh, sr) = cos, sin
     # Toe pivot: (I − R_y(ψ_t)) x_toe e_x; then heel pivot: R_y(ψ_h)(·) + (I − R_y(ψ_h)) x_heel e_x.
-    ct, st = np.cos(toe_pitch), np.sin(toe_pitch)
     a, b = g.toe_x_m * (1 - ct), g.toe_x_m * st
-    ch, sh = np.cos(heel_pitch), np.sin(heel_pitch)
     x = a * ch + b * sh + g.heel_x_m * (1 - ch)
     z = -a * sh + b * ch + g.heel_x_m * sh
     # Roll pivot on the edge that stays down: R_x(γ)(·) + (I − R_x(γ)) y_e e_y.
     edge = np.where(roll >= 0, -g.half_width_m, g.half_width_m)
-    cr, sr = np.cos(roll), np.sin(roll)
     y = -z * sr + edge * (1 - cr)
     z = z * cr - edge * sr
-    return _columns(x, y, z)
+    return x, y, z
 
 
 def _crossed(old: float, new: float, event: float, wrapped: bool) -> bool:

@@ -44,7 +44,11 @@ def clamp_velocity(style: Style, velocity) -> np.ndarray:
 
 def sample_weights(style: Style, velocity) -> dict[str, float]:
     """Weights (≥ 0, summing to 1) of the nine samples at ``velocity`` (clamped to the style)."""
-    vx, vy, wz = (float(x) for x in clamp_velocity(style, velocity))
+    return _weights_in_range(style, *clamp_velocity(style, velocity).tolist())
+
+
+def _weights_in_range(style: Style, vx: float, vy: float, wz: float) -> dict[str, float]:
+    """:func:`sample_weights` of a velocity already within the style's key-velocity ranges."""
     s = style.samples
     weights = dict.fromkeys(SAMPLE_KEYS, 0.0)
 
@@ -81,39 +85,34 @@ def sample_weights(style: Style, velocity) -> dict[str, float]:
     return weights
 
 
-def _blend_dataclass(cls, items, weights):
-    return cls(**{f.name: float(sum(w * getattr(item, f.name) for item, w in zip(items, weights)))
-                  for f in fields(cls)})
-
-
 SWING_CURVES = ("forward_m", "lateral_m", "height_m", "yaw_rad", "roll_rad")
 PELVIS_CURVES = ("height_m", "roll_rad", "pitch_rad", "yaw_rad")
 
 
 @dataclass(frozen=True)
 class StyleTables:
-    """Each sample's curves tabulated on common breakpoints (see :class:`CurveTable`): per foot the
-    swing curves (columns :data:`SWING_CURVES`), and the cycle curves (columns
-    :data:`PELVIS_CURVES` then ``upper_joints``)."""
+    """Each sample's curves tabulated on common breakpoints (see :class:`CurveTable`): the two
+    feet's swing curves in one table (columns :data:`SWING_CURVES` for the left foot, then for the
+    right), and the cycle curves (columns :data:`PELVIS_CURVES` then ``upper_joints``); plus the
+    samples' timings and attributes as matrices. Rows / entries in :data:`SAMPLE_KEYS` order."""
 
-    swing: dict[str, dict[str, CurveTable]]   # side → sample key → table
-    cycle: dict[str, CurveTable]              # sample key → table
+    feet_swing: dict[str, CurveTable]   # sample key → table
+    cycle: dict[str, CurveTable]        # sample key → table
     upper_joints: tuple[str, ...]
+    timing_values: np.ndarray     # (samples, 4): GaitTiming fields in order
+    attribute_values: np.ndarray  # (samples, attributes): Attributes fields in order
 
-    def blended(self, weights: np.ndarray) -> tuple[dict[str, CurveTable], CurveTable]:
-        """Swing tables per side and the cycle table for weights over :data:`SAMPLE_KEYS` (one
-        matrix product per group: the tables' coefficients are stacked once per style)."""
+    def blended(self, weights: np.ndarray) -> tuple[CurveTable, CurveTable]:
+        """The feet's swing table and the cycle table for weights over :data:`SAMPLE_KEYS` (one
+        matrix product per table: the coefficients are stacked once per style)."""
         stacks = self.__dict__.get("_stacks")
         if stacks is None:
-            stacks = {name: (by_key[SAMPLE_KEYS[0]].breakpoints,
-                             np.stack([by_key[k].coefficients for k in SAMPLE_KEYS]))
-                      for name, by_key in (("left", self.swing["left"]), ("right", self.swing["right"]),
-                                           ("cycle", self.cycle))}
+            stacks = [(by_key[SAMPLE_KEYS[0]].breakpoints, np.stack([by_key[k].coefficients for k in SAMPLE_KEYS]))
+                      for by_key in (self.feet_swing, self.cycle)]
             object.__setattr__(self, "_stacks", stacks)
-        out = {}
-        for name, (breakpoints, stack) in stacks.items():
-            out[name] = CurveTable(breakpoints, (weights @ stack.reshape(len(SAMPLE_KEYS), -1)).reshape(stack.shape[1:]))
-        return {"left": out["left"], "right": out["right"]}, out["cycle"]
+        feet, cycle = (CurveTable(breakpoints, (weights @ stack.reshape(len(SAMPLE_KEYS), -1)).reshape(stack.shape[1:]))
+                       for breakpoints, stack in stacks)
+        return feet, cycle
 
     @classmethod
     def of(cls, style: Style) -> "StyleTables":
@@ -127,17 +126,19 @@ class StyleTables:
     def _build(cls, style: Style) -> "StyleTables":
         from gait_planner_node.curves import CycleCurve, union_breakpoints
         samples = style.samples
-        swing = {}
-        for side in ("left", "right"):
-            groups = {k: [getattr(getattr(s, f"{side}_swing"), n) for n in SWING_CURVES] for k, s in samples.items()}
-            points = union_breakpoints(*(c.phases for g in groups.values() for c in g))
-            swing[side] = {k: CurveTable.tabulate(g, points) for k, g in groups.items()}
+        groups = {k: [getattr(getattr(s, f"{side}_swing"), n) for side in ("left", "right") for n in SWING_CURVES]
+                  for k, s in samples.items()}
+        points = union_breakpoints(*(c.phases for g in groups.values() for c in g))
+        feet_swing = {k: CurveTable.tabulate(g, points) for k, g in groups.items()}
         joints = tuple(sorted(set().union(*(s.upper_body for s in samples.values()))))
         groups = {k: [getattr(s.pelvis, n) for n in PELVIS_CURVES]
                   + [s.upper_body.get(j, CycleCurve()) for j in joints] for k, s in samples.items()}
         points = union_breakpoints(*(c.phases for g in groups.values() for c in g))
         cycle = {k: CurveTable.tabulate(g, points) for k, g in groups.items()}
-        return cls(swing, cycle, joints)
+        timing = np.array([[getattr(samples[k].timing, f.name) for f in fields(GaitTiming)] for k in SAMPLE_KEYS])
+        attributes = np.array([[getattr(samples[k].attributes, f.name) for f in fields(Attributes)]
+                               for k in SAMPLE_KEYS])
+        return cls(feet_swing, cycle, joints, timing, attributes)
 
 
 @dataclass(frozen=True)
@@ -150,21 +151,23 @@ class BlendedGait:
     timing: GaitTiming
     attributes: Attributes
     phase_map: PhaseMap
-    swing: dict[str, CurveTable]  # side → columns SWING_CURVES over the swing phase
+    feet_swing: CurveTable        # columns SWING_CURVES (left foot), then SWING_CURVES (right) over the swing phase
     cycle: CurveTable             # columns PELVIS_CURVES + upper_joints over the cycle phase
     upper_joints: tuple[str, ...]
 
 
 def blend(style: Style, velocity) -> BlendedGait:
     """The style's gait at ``velocity`` (clamped to the style's key-velocity ranges)."""
-    weights = sample_weights(style, velocity)
-    keys = [k for k in SAMPLE_KEYS if weights[k] > 1e-12]
-    w = np.array([weights[k] for k in keys])
-    w /= w.sum()
-    samples = [style.samples[k] for k in keys]
+    clamped = clamp_velocity(style, velocity)
+    weights = _weights_in_range(style, *clamped.tolist())
     tables = StyleTables.of(style)
-    timing = GaitTiming.blend([s.timing for s in samples], w)
-    swing, cycle = tables.blended(np.array([dict(zip(keys, w)).get(k, 0.0) for k in SAMPLE_KEYS]))
-    return BlendedGait(clamp_velocity(style, velocity), dict(zip(keys, w)), timing,
-                       _blend_dataclass(Attributes, [s.attributes for s in samples], w), PhaseMap(timing),
-                       swing, cycle, tables.upper_joints)
+    w = np.array([weights[k] for k in SAMPLE_KEYS])
+    w /= w.sum()
+    # Timing and attributes are convex combinations of the samples' (one product each with the
+    # per-style matrices): every bound and the event order are kept.
+    timing = GaitTiming(*(w @ tables.timing_values).tolist())
+    attributes = Attributes(*(w @ tables.attribute_values).tolist())
+    feet_swing, cycle = tables.blended(w)
+    used = {k: float(x) for k, x in zip(SAMPLE_KEYS, w) if x > 1e-12}
+    return BlendedGait(clamped, used, timing, attributes, PhaseMap(timing),
+                       feet_swing, cycle, tables.upper_joints)

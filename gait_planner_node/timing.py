@@ -20,6 +20,7 @@ has a continuous time derivative everywhere.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +29,7 @@ from biped_common.config import bounded
 
 EVENT_PHASES = np.array([0.0, 0.1, 0.5, 0.6, 1.0])
 EVENT_PHASES_LIST = EVENT_PHASES.tolist()
-_TABLE_PHASE = np.linspace(0.0, 1.0, 65)
+_TABLE_PHASE = np.linspace(0.0, 1.0, 257)  # dense enough that Newton needs ≤ 2 steps
 _TABLE_SEGMENT = np.minimum(np.searchsorted(EVENT_PHASES, _TABLE_PHASE, side="right") - 1, 3)
 _TABLE_U = _TABLE_PHASE - EVENT_PHASES[_TABLE_SEGMENT]
 MIN_SINGLE_SUPPORT_S = 0.15   # a swing shorter than this is a hop, not a step
@@ -50,7 +51,7 @@ class GaitTiming:
                           ("double_support_after_left_s", MIN_DOUBLE_SUPPORT_S),
                           ("double_support_after_right_s", MIN_DOUBLE_SUPPORT_S)):
             value = getattr(self, name)
-            if not (np.isfinite(value) and low - 1e-12 <= value <= MAX_INTERVAL_S):
+            if not (math.isfinite(value) and low - 1e-12 <= value <= MAX_INTERVAL_S):
                 raise ValueError(f"{name} must be in [{low}, {MAX_INTERVAL_S}] s, got {value}")
 
     @property

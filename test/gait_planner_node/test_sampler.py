@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from gait_planner_node.sampler import blend, f_soft, sample_weights
+from gait_planner_node.sampler import SWING_CURVES, blend, f_soft, sample_weights
 from gait_planner_node.style import SAMPLE_KEYS, load_style, shipped_styles
 
 STYLES = {name: load_style(name) for name in shipped_styles()}
@@ -42,7 +42,10 @@ def test_the_nine_samples_are_reproduced_exactly(name):
         assert gait.timing == sample.timing
         assert gait.attributes == sample.attributes
         phases = np.linspace(0, 0.999, 37)
-        np.testing.assert_allclose(gait.swing["left"](phases)[:, 2], sample.left_swing.height_m(phases), atol=1e-12)
+        swing = gait.feet_swing(phases)  # SWING_CURVES of the left foot, then of the right
+        for column, name in enumerate(SWING_CURVES):
+            np.testing.assert_allclose(swing[:, column], getattr(sample.left_swing, name)(phases), atol=1e-12)
+            np.testing.assert_allclose(swing[:, 5 + column], getattr(sample.right_swing, name)(phases), atol=1e-12)
         np.testing.assert_allclose(gait.cycle(phases)[:, 0], sample.pelvis.height_m(phases), atol=1e-12)
 
 

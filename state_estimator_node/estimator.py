@@ -4,13 +4,20 @@ Per sensor frame (SI units, world frame z up, base = pelvis = IMU axes):
 
 1. Attitude (:class:`AttitudeEkf`): gyro prediction and accelerometer gravity update (which
    leaves the heading alone); the heading is the gyro's, drifting only with the residual gyro bias
-   (≈ 0.06 °/s for a calibrated MEMS IMU).
+   (≈ 0.06 °/s for a calibrated MEMS IMU). The base's own acceleration is removed from the
+   accelerometer before it is read as gravity: the derivative of the stance legs' kinematic
+   base velocity, low-passed (a bouncing gait accelerates the pelvis by metres per second
+   squared, which would otherwise read as tilt).
 2. Translation, a linear Kalman filter on (p, v) in the world: predicted with the accelerometer
    (a = R f − g e_z); updated with each accepted stance foot's *zero-velocity* observation
-   v_base = −R (ω × r + J_q q̇) (r, J_q the foot position and joint Jacobian relative to the base,
-   Pinocchio) and its *anchor*: p_base = p_anchor − R r with the anchor set at touch-down.
-   This is the leg odometry of Bloesch et al. 2012 ("State estimation for legged robots:
-   consistent fusion of leg kinematics and IMU") in the simpler decoupled form.
+   v_base = −R (ω × r + J_q q̇) (r, J_q the contact point's position and joint Jacobian relative
+   to the base, Pinocchio) and its *anchor*: p_base = p_anchor − R r with the anchor set at
+   touch-down. This is the leg odometry of Bloesch et al. 2012 ("State estimation for legged
+   robots: consistent fusion of leg kinematics and IMU") in the simpler decoupled form.
+   The contact point is the foot's centre of pressure (from the sole wrench, clipped to the
+   sole), not the sole origin: a foot that rocks on an edge, or rolls over its heel or toe,
+   keeps that point still while its origin moves. The anchor is a point of the foot; when the
+   centre of pressure moves away from it (the foot rolls), the foot is re-anchored there.
 3. Stance comes from the measured contact wrenches (normal force over a threshold, with
    hysteresis), not the planner's schedule: a foot that lands early or late, or a robot that is
    pushed, is judged by what the sole feels. A stance foot whose implied base velocity disagrees
@@ -29,7 +36,7 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common.config import bounded
-from biped_common.robot_model import RobotModel
+from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import quats_yaw, rpy_to_matrix
 from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.attitude import GRAVITY_M_S2, AttitudeEkf, AttitudeNoise
@@ -48,12 +55,15 @@ class EstimatorConfig:
     anchor_std_m: float = bounded(1e-5, 1.0, "m", "stance-foot anchor noise")
     accel_noise_std_m_s2: float = bounded(1e-4, 10.0, "m/s²", "process noise of the translation filter")
     max_dt_s: float = bounded(1e-3, 1.0, "s", "longer gaps are propagated in pieces of this size")
+    reanchor_distance_m: float = bounded(1e-3, 0.5, "m", "centre-of-pressure travel that moves a foot's anchor")
+    kinematic_accel_time_constant_s: float = bounded(1e-3, 1.0, "s", "low-pass of the kinematic base acceleration")
 
     @classmethod
     def default(cls) -> "EstimatorConfig":
         return cls(contact_on_fraction=0.2, contact_off_fraction=0.1, slip_velocity_m_s=0.25,
                    velocity_std_m_s=0.02, anchor_std_m=0.005,
-                   accel_noise_std_m_s2=1.0, max_dt_s=0.02)
+                   accel_noise_std_m_s2=1.0, max_dt_s=0.02, reanchor_distance_m=0.02,
+                   kinematic_accel_time_constant_s=0.03)
 
 
 @dataclass
@@ -87,7 +97,13 @@ class StateEstimator:
         self.angular_velocity = np.zeros(3)
         self.status = EstimatorStatus()
         self._stamp_s: float | None = None
-        self._anchors: dict[str, np.ndarray] = {}
+        # Per stance foot: the anchor (world [m]) and the point of the sole it holds (sole frame).
+        self._anchors: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._cop = {s: np.zeros(3) for s in SIDES}  # centre of pressure, sole frame [m]
+        self.foot = FootGeometry.from_robot(robot)
+        # Base acceleration (world) from differentiating the legs' kinematic base velocity.
+        self.kinematic_accel = np.zeros(3)
+        self._kinematic_velocity: np.ndarray | None = None
 
     # -- public --------------------------------------------------------------------------------
     def update(self, frame: SensorFrame) -> BaseState | None:
@@ -121,11 +137,11 @@ class StateEstimator:
             self._initialize(accel, q_joints)
         if imu_ok and dt > 0:
             self._predict(gyro, accel, dt)
-            self.attitude.update_accel(accel)
+            self.attitude.update_accel(accel, self.kinematic_accel)
             self.angular_velocity = np.asarray(gyro, dtype=float) - self.attitude.gyro_bias
         if joints_ok:
             self._update_stance(frame)
-            self._leg_odometry(q_joints, v_joints)
+            self._leg_odometry(q_joints, v_joints, dt)
         return self.state()
 
     def state(self) -> BaseState | None:
@@ -192,10 +208,12 @@ class StateEstimator:
             self.status.stance[side] = now
             if not now:
                 self._anchors.pop(side, None)
+            elif np.all(np.isfinite(wrench.torque_nm)):
+                self._cop[side] = centre_of_pressure(wrench.force_n, wrench.torque_nm, self.foot)
 
     def _relative_feet(self, q_joints: np.ndarray, v_joints: np.ndarray) -> dict[str, tuple]:
         """Per foot: sole position r (base axes), sole rotation relative to the base, and the
-        sole's velocity relative to the base from the joints (base axes)."""
+        sole's linear and angular velocity relative to the base from the joints (base axes)."""
         model, data = self.model, self.data
         q = np.concatenate([np.zeros(3), [0.0, 0.0, 0.0, 1.0], q_joints])
         v = np.concatenate([np.zeros(6), v_joints])
@@ -204,34 +222,57 @@ class StateEstimator:
         out = {}
         for side, frame in self.sole_frames.items():
             placement = data.oMf[frame]
-            velocity = pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED).linear
-            out[side] = (placement.translation.copy(), placement.rotation.copy(), velocity.copy())
+            velocity = pin.getFrameVelocity(model, data, frame, pin.LOCAL_WORLD_ALIGNED)
+            out[side] = (placement.translation.copy(), placement.rotation.copy(), velocity.linear.copy(),
+                         velocity.angular.copy())
         return out
 
-    def _leg_odometry(self, q_joints: np.ndarray, v_joints: np.ndarray) -> None:
+    def _leg_odometry(self, q_joints: np.ndarray, v_joints: np.ndarray, dt: float) -> None:
         cfg = self.config
         relative = self._relative_feet(q_joints, v_joints)
         rotation = self.attitude.rotation
         candidates = {}
         for side in SIDES:
             if self.status.stance[side]:
-                r, rel_rotation, rel_velocity = relative[side]
-                candidates[side] = (r, rel_rotation, -rotation @ (np.cross(self.angular_velocity, r) + rel_velocity))
+                r_sole, rel_rotation, rel_velocity, rel_angular = relative[side]
+                lever = rel_rotation @ self._cop[side]  # sole origin → centre of pressure, base axes
+                r = r_sole + lever
+                v_contact = rel_velocity + np.cross(rel_angular, lever)
+                candidates[side] = (r_sole, rel_rotation, -rotation @ (np.cross(self.angular_velocity, r) + v_contact))
         rejected = self._slipping(candidates)
         for side in rejected:  # re-anchored once it holds again
             candidates.pop(side)
             self._anchors.pop(side, None)
         rows, residuals, stds = [], [], []
-        for side, (r, rel_rotation, v_meas) in candidates.items():
-            # Flat ground at z = 0 (the terrain assumption): a sole in stance is on it.
-            anchor = self._anchors.setdefault(side, (self.position + rotation @ r) * np.array([1.0, 1.0, 0.0]))
+        for side, (r_sole, rel_rotation, v_meas) in candidates.items():
+            anchor, held = self._anchors.get(side, (None, None))
+            if held is None or np.linalg.norm(self._cop[side] - held) > cfg.reanchor_distance_m:
+                # (Re-)anchor at the centre of pressure. Flat ground at z = 0 (the terrain
+                # assumption): the contact point is on it.
+                held = self._cop[side].copy()
+                anchor = (self.position + rotation @ (r_sole + rel_rotation @ held)) * np.array([1.0, 1.0, 0.0])
+                self._anchors[side] = (anchor, held)
             # Zero-velocity contact and anchored contact observations of (p, v).
             rows += [_H_VELOCITY, _H_POSITION]
-            residuals += [v_meas - self.velocity, anchor - rotation @ r - self.position]
+            residuals += [v_meas - self.velocity, anchor - rotation @ (r_sole + rel_rotation @ held) - self.position]
             stds += [cfg.velocity_std_m_s] * 3 + [cfg.anchor_std_m] * 3
         if rows:
             self._update_translation(np.vstack(rows), np.concatenate(residuals), np.asarray(stds))
+        self._update_kinematic_accel([c[2] for c in candidates.values()], dt)
         self.status.used_feet, self.status.rejected_feet = tuple(candidates), tuple(rejected)
+
+    def _update_kinematic_accel(self, velocities: list, dt: float) -> None:
+        """Low-passed derivative of the stance feet's mean kinematic base velocity (world); it
+        decays to zero while no foot is in stance or across gaps."""
+        alpha = min(1.0, dt / self.config.kinematic_accel_time_constant_s) if dt > 0 else 0.0
+        if not velocities or dt <= 0 or dt > self.config.max_dt_s:
+            self.kinematic_accel = (1.0 - alpha) * self.kinematic_accel
+            self._kinematic_velocity = None if not velocities else np.mean(velocities, axis=0)
+            return
+        velocity = np.mean(velocities, axis=0)
+        if self._kinematic_velocity is not None:
+            self.kinematic_accel += alpha * ((velocity - self._kinematic_velocity) / dt - self.kinematic_accel)
+        self._kinematic_velocity = velocity
 
     def _slipping(self, candidates: dict) -> list[str]:
         """Stance feet whose implied base velocity is not credible: with two feet, the one
@@ -261,6 +302,19 @@ class StateEstimator:
 _I6 = np.eye(6)
 _H_VELOCITY = np.hstack([np.zeros((3, 3)), np.eye(3)])
 _H_POSITION = np.hstack([np.eye(3), np.zeros((3, 3))])
+
+
+def centre_of_pressure(force_n, torque_nm, foot: FootGeometry) -> np.ndarray:
+    """Centre of pressure in the sole frame [m] (z = 0) of a ground reaction given in the sole
+    frame about the sole origin: τ = p × f with p_z = 0 gives p_x = −τ_y / f_z, p_y = τ_x / f_z.
+    Clipped to the sole's rectangle (a CoP outside it is a measurement artefact); the sole
+    origin when the normal force is too small to locate it."""
+    fz = float(force_n[2])
+    if fz <= 1e-6:
+        return np.zeros(3)
+    x = min(max(-float(torque_nm[1]) / fz, foot.heel_x_m), foot.toe_x_m)
+    y = min(max(float(torque_nm[0]) / fz, -foot.half_width_m), foot.half_width_m)
+    return np.array([x, y, 0.0])
 
 
 def _yaw_quat(yaw: float) -> np.ndarray:

@@ -145,10 +145,23 @@ def test_walks_on_the_estimator_with_mems_sensors():
     assert estimate["velocity_rms_mps"] < 0.05 and estimate["position_drift_ratio"] < 0.03
 
 
+def test_a_bouncing_pelvis_is_not_read_as_tilt():
+    """Bouncy accelerates the pelvis by metres per second squared at every step; the estimator
+    removes the legs' kinematic base acceleration from the accelerometer before reading gravity
+    from it, and anchors each stance foot at its centre of pressure (measured on this walk:
+    0.54° and 0.014 m/s RMS; without those two, 1.33° and 0.040 m/s)."""
+    result = run_walk("humanoid", "bouncy", SHORT, progress=lambda m: None, state_source="estimator")
+    check_walk(result.metrics)
+    estimate = result.metrics["estimator"]
+    assert estimate["roll_pitch_rms_deg"] < 0.8
+    assert estimate["velocity_rms_mps"] < 0.025
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
-def test_the_teleop_script_on_the_estimator(robot_name):
-    result = run_walk(robot_name, "neutral", load_scenario("teleop"), progress=lambda m: None, state_source="estimator")
+@pytest.mark.parametrize("robot_name, style", [("humanoid", "neutral"), ("biped", "neutral"), ("humanoid", "limp"),
+                                               ("biped", "limp"), ("humanoid", "bouncy")])
+def test_the_teleop_script_on_the_estimator(robot_name, style):
+    result = run_walk(robot_name, style, load_scenario("teleop"), progress=lambda m: None, state_source="estimator")
     check_walk(result.metrics)
     estimate = result.metrics["estimator"]
     assert estimate["roll_pitch_rms_deg"] <= 1.0 and estimate["yaw_drift_deg"] <= 3.0

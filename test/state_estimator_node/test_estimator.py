@@ -7,7 +7,19 @@ import numpy as np
 
 from biped_common.state import ImuReading
 from biped_stack.lockstep import LockstepSimulation
-from state_estimator_node.estimator import StateEstimator
+from biped_common.robot_model import FootGeometry
+from state_estimator_node.estimator import StateEstimator, centre_of_pressure
+
+FOOT = FootGeometry(heel_x_m=-0.06, toe_x_m=0.12, half_width_m=0.045)
+
+
+def test_centre_of_pressure_of_a_point_force_is_that_point_clipped_to_the_sole():
+    force = np.array([3.0, -2.0, 150.0])
+    for point in ([0.05, -0.02, 0.0], [-0.06, 0.045, 0.0], [0.0, 0.0, 0.0]):
+        np.testing.assert_allclose(centre_of_pressure(force, np.cross(point, force), FOOT), point, atol=1e-12)
+    outside = centre_of_pressure(force, np.cross([0.3, -0.2, 0.0], force), FOOT)
+    np.testing.assert_allclose(outside, [FOOT.toe_x_m, -FOOT.half_width_m, 0.0])
+    np.testing.assert_array_equal(centre_of_pressure(np.zeros(3), np.ones(3), FOOT), np.zeros(3))
 
 
 def test_standing_estimate_matches_the_ground_truth_and_survives_bad_frames():

@@ -45,6 +45,21 @@ def _cmd_style_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_muscles_inverse(args: argparse.Namespace) -> int:
+    from biped_stack.muscle_tools import inverse
+    return inverse(args.model, args.motion, args.out, args.criterion)
+
+
+def _cmd_muscles_track(args: argparse.Namespace) -> int:
+    from biped_stack.muscle_tools import track
+    return track(args.out)
+
+
+def _cmd_muscles_single_joint(args: argparse.Namespace) -> int:
+    from biped_stack.muscle_tools import single_joint
+    return single_joint(args.out)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="biped-stack", description="biped_stack: stylized bipedal walking on ROS 2 (MuJoCo, Pinocchio, OSQP).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -69,6 +84,22 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, help="output folder")
     q.add_argument("--robot", default="humanoid", help="whose feet and pelvis height to use")
     q.set_defaults(func=_cmd_style_render)
+
+    p = sub.add_parser("muscles", help="muscles: inverse problem, forward tracking, source 000's demo")
+    muscle_sub = p.add_subparsers(dest="muscles_command", metavar="MUSCLES_COMMAND", required=True)
+    q = muscle_sub.add_parser("inverse", help="activations producing a recorded joint motion (static optimization)")
+    q.add_argument("--model", required=True, help="MJCF file with muscle actuators, or myoelbow / myolegs (myo-sim)")
+    q.add_argument("--motion", required=True,
+                   help="CSV (time, then one column per joint) or OpenSim .mot; 'squat' generates one for myolegs")
+    q.add_argument("--out", required=True, help="output folder (activations.csv/.sto, residuals.csv, plots)")
+    q.add_argument("--criterion", default="activation_squared", choices=("activation_squared", "force_squared"))
+    q.set_defaults(func=_cmd_muscles_inverse)
+    q = muscle_sub.add_parser("track", help="MyoElbow tracks a minimum-jerk motion on our activations")
+    q.add_argument("--out", required=True)
+    q.set_defaults(func=_cmd_muscles_track)
+    q = muscle_sub.add_parser("single-joint", help="source 000's flexor/extensor example")
+    q.add_argument("--out", required=True)
+    q.set_defaults(func=_cmd_muscles_single_joint)
 
     p = sub.add_parser("demo", help="walk the teleop script in MuJoCo and write a report (metrics, plots, video)")
     p.add_argument("--robot", default="humanoid", help="humanoid or biped")

@@ -169,3 +169,38 @@ def de_groote_passive_force_length(length):
 
 DE_GROOTE_2016 = CurveFamily("de_groote_2016", de_groote_force_length, de_groote_force_velocity,
                              de_groote_passive_force_length)
+
+
+# -- A muscle-tendon unit with a rigid tendon ------------------------------------------------------
+@dataclass(frozen=True)
+class MuscleTendonUnit:
+    """A muscle-tendon unit (SI units): peak isometric force [N], optimal fibre length [m], tendon
+    slack length [m], pennation angle at the optimal length [rad] and maximal shortening velocity
+    [optimal lengths per second]; the curve family names its f_L, f_V, f_PE."""
+
+    max_isometric_force_n: float
+    optimal_fiber_length_m: float
+    tendon_slack_length_m: float
+    pennation_at_optimal_rad: float = 0.0
+    max_contraction_velocity: float = 10.0
+    curves: CurveFamily = DE_GROOTE_2016
+
+    def __post_init__(self):
+        if not (self.max_isometric_force_n > 0 and self.optimal_fiber_length_m > 0 and self.tendon_slack_length_m >= 0
+                and 0 <= self.pennation_at_optimal_rad < np.pi / 2 and self.max_contraction_velocity > 0):
+            raise ValueError(f"muscle parameters out of range: {self}")
+
+    def rigid_tendon_forces(self, length_m, velocity_m_s):
+        """(active force at a = 1, passive force) [N] along the tendon for a muscle-tendon length
+        [m] and lengthening velocity [m/s], with a rigid tendon and constant-thickness pennation:
+        l_M sin α = l_opt sin α0 and l_M cos α = l_MT − l_TS, fibre velocity v_M = v_MT cos α, and
+        the fibre force projected on the tendon by cos α."""
+        height = self.optimal_fiber_length_m * np.sin(self.pennation_at_optimal_rad)
+        along = np.maximum(np.asarray(length_m, dtype=float) - self.tendon_slack_length_m, 1e-9)
+        fiber = np.sqrt(along * along + height * height)
+        cos_alpha = along / fiber
+        length = fiber / self.optimal_fiber_length_m
+        velocity = np.asarray(velocity_m_s, dtype=float) * cos_alpha / (self.max_contraction_velocity * self.optimal_fiber_length_m)
+        f = self.max_isometric_force_n * cos_alpha
+        return (f * self.curves.active_force_length(length) * self.curves.force_velocity(np.clip(velocity, -1.0, 1.0)),
+                f * self.curves.passive_force_length(length))

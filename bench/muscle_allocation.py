@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 
-import mujoco
 import numpy as np
 
 from biped_stack.muscle_tools import load_model

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import brentq
 
 MINVAL = 1e-15  # MuJoCo's mjMINVAL: the guard of every division in its muscle functions
 
@@ -169,6 +170,15 @@ def de_groote_passive_force_length(length):
 
 DE_GROOTE_2016 = CurveFamily("de_groote_2016", de_groote_force_length, de_groote_force_velocity,
                              de_groote_passive_force_length)
+_TENDON = (0.2, 0.995, 0.25, 35.0)  # c1, c2, c3, k_T
+
+
+def de_groote_tendon_force_length(tendon_length):
+    """f_T(l̃_T) = c1 exp(k_T (l̃_T − c2)) − c3, c1 = 0.2, c2 = 0.995, c3 = 0.25, k_T = 35 (eq. A1):
+    ≈ 0 at the slack length, 1 (F_max) at ≈ 4.7 % strain; floored at 0 (a slack tendon pushes
+    nothing)."""
+    c1, c2, c3, k = _TENDON
+    return np.maximum(c1 * np.exp(k * (np.asarray(tendon_length, dtype=float) - c2)) - c3, 0.0)
 
 
 # -- A muscle-tendon unit with a rigid tendon ------------------------------------------------------
@@ -204,3 +214,43 @@ class MuscleTendonUnit:
         f = self.max_isometric_force_n * cos_alpha
         return (f * self.curves.active_force_length(length) * self.curves.force_velocity(np.clip(velocity, -1.0, 1.0)),
                 f * self.curves.passive_force_length(length))
+
+    def compliant_equilibrium(self, activation: float, length_m: float, fiber_velocity_m_s: float = 0.0):
+        """Fibre length [m] and the force along the tendon [N] where an elastic tendon
+        (:func:`de_groote_tendon_force_length`) carries exactly the fibre's force:
+        F_max f_T(l_T / l_TS) = F_max (a f_L f_V + f_PE) cos α, with l_T = l_MT − l_M cos α and
+        constant-thickness pennation. A bracketed root (Brent's method): at the fibre length
+        that leaves the tendon slack the residual is ≤ 0, at the shortest admissible fibre the
+        tendon is stretched far beyond F_max, so a root always lies between and is always found.
+        A unit shorter than its tendon slack length, or whose fibre would not pull even with the
+        tendon at its slack length, is slack: zero force."""
+        a = float(np.clip(activation, 0.0, 1.0))
+        height = self.optimal_fiber_length_m * np.sin(self.pennation_at_optimal_rad)
+        along_slack = length_m - self.tendon_slack_length_m
+        if along_slack <= 0.0:
+            return float(max(height, 1e-9) if height > 0 else 0.0), 0.0
+        curves, l_opt = self.curves, self.optimal_fiber_length_m
+        velocity = np.clip(fiber_velocity_m_s / (self.max_contraction_velocity * l_opt), -1.0, 1.0)
+
+        def residual(fiber):
+            along = np.sqrt(max(fiber * fiber - height * height, 0.0))
+            cos_alpha = along / fiber
+            tendon = de_groote_tendon_force_length((length_m - along) / self.tendon_slack_length_m)
+            fibre = (a * curves.active_force_length(fiber / l_opt) * curves.force_velocity(velocity)
+                     + curves.passive_force_length(fiber / l_opt)) * cos_alpha
+            return float(tendon - fibre)
+
+        upper = float(np.hypot(along_slack, height))             # tendon exactly at slack length
+        lower = max(height * (1 + 1e-9), 1e-6 * l_opt, upper - 0.2 * self.tendon_slack_length_m)
+        if residual(lower) <= 0.0:  # a tendon that cannot stretch 20 %: search down to the pennation floor
+            lower = max(height * (1 + 1e-9), 1e-6 * l_opt)
+        if residual(upper) >= 0.0:
+            # Even with the tendon at its slack length the fibre pulls nothing (De Groote's f_PE
+            # is slightly negative below the optimal length): the unit is slack, no force.
+            return upper, 0.0
+        if residual(lower) <= 0.0:
+            raise ArithmeticError(f"no tendon-fibre equilibrium bracketed for a={a}, l_MT={length_m}")
+        fiber = brentq(residual, lower, upper, xtol=1e-13, rtol=1e-12, maxiter=200)
+        along = np.sqrt(max(fiber * fiber - height * height, 0.0))
+        force = self.max_isometric_force_n * float(de_groote_tendon_force_length((length_m - along) / self.tendon_slack_length_m))
+        return float(fiber), force

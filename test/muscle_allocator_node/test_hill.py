@@ -64,3 +64,34 @@ def test_de_groote_curves_have_their_published_shape():
     assert de_groote_passive_force_length(1.0) == pytest.approx(0.0)
     assert de_groote_passive_force_length(1.6) == pytest.approx(1.0)            # e0 = 0.6 strain → F_max
     assert DE_GROOTE_2016.name == "de_groote_2016"
+
+
+def test_compliant_tendon_equilibrium_converges_everywhere_in_the_valid_range():
+    """Property: for random units, activations, lengths and fibre velocities, the equilibrium is
+    found and balances tendon and fibre force to 1e-9 F_max; the force grows with activation."""
+    from muscle_allocator_node.hill import MuscleTendonUnit, de_groote_tendon_force_length
+    rng = np.random.default_rng(12)
+    taut = 0
+    for _ in range(400):
+        unit = MuscleTendonUnit(rng.uniform(100, 3000), rng.uniform(0.03, 0.15), rng.uniform(0.02, 0.4),
+                                rng.uniform(0.0, 0.5))
+        rest = unit.tendon_slack_length_m + unit.optimal_fiber_length_m * np.cos(unit.pennation_at_optimal_rad)
+        length = rest + rng.uniform(-0.4, 0.5) * unit.optimal_fiber_length_m
+        velocity = rng.uniform(-0.8, 0.8) * unit.max_contraction_velocity * unit.optimal_fiber_length_m
+        a = rng.uniform()
+        fiber, force = unit.compliant_equilibrium(a, length, velocity)
+        height = unit.optimal_fiber_length_m * np.sin(unit.pennation_at_optimal_rad)
+        along = np.sqrt(fiber**2 - height**2)
+        tendon = unit.max_isometric_force_n * de_groote_tendon_force_length((length - along) / unit.tendon_slack_length_m)
+        assert force == pytest.approx(float(tendon), abs=1e-9 * unit.max_isometric_force_n)
+        cos_alpha = along / fiber
+        l_norm, v_norm = fiber / unit.optimal_fiber_length_m, velocity / (unit.max_contraction_velocity * unit.optimal_fiber_length_m)
+        fibre = unit.max_isometric_force_n * cos_alpha * (a * de_groote_force_length(l_norm) * de_groote_force_velocity(v_norm)
+                                                          + de_groote_passive_force_length(l_norm))
+        if force > 0.0:
+            taut += 1
+            assert force == pytest.approx(float(fibre), abs=1e-6 * unit.max_isometric_force_n)
+        else:  # slack: the fibre would not pull even with the tendon at its slack length
+            assert fibre <= 1e-9 * unit.max_isometric_force_n
+        assert unit.compliant_equilibrium(min(1.0, a + 0.2), length, velocity)[1] >= force - 1e-9
+    assert taut > 300  # the property is mostly exercised on taut units

@@ -34,6 +34,8 @@ setup(
             "gait_planner_node = gait_planner_node.node:main",
             "mpc_node = mpc_node.node:main",
             "state_estimator_node = state_estimator_node.node:main",
+            "muscle_allocator_node = muscle_allocator_node.node:main",
+            "muscle_sim = sim_bridge.ros_muscle_sim:main",
         ],
     },
 )

@@ -34,6 +34,11 @@ a ROS graph. Encodings (also listed in the README's topic table):
   ``time_from_start`` = k·dt: ``com`` transform translation = (c_x, c_y, h) [m] (h the pendulum
   height), its velocity linear = (ċ_x, ċ_y, 0) [m/s]; ``cop`` translation = (z_x, z_y, 0) [m],
   the CoP held from step k to k+1 (the last point repeats the last CoP).
+- Muscle activations (``/muscles/activations``): ``sensor_msgs/JointState`` with ``name`` = the
+  muscles (the model's actuator names) and ``position`` = activation ∈ [0, 1] (dimensionless);
+  velocity and effort empty. Joint torque setpoints for the allocator
+  (``/muscles/torque_setpoint``): ``sensor_msgs/JointState`` with ``name`` = joints and
+  ``effort`` = desired joint torque [N·m]. Both stamped with the state they answer.
 - Bridge status: ``diagnostic_msgs/DiagnosticArray`` with one status named ``sim_bridge``;
   ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
   change.
@@ -454,3 +459,41 @@ def com_plan_from_message(msg: MultiDOFJointTrajectory) -> ComPlan:
         raise ValueError(f"CoM plan height must be positive, got {height}")
     return ComPlan(stamp_to_seconds(msg.header.stamp), dt, np.array(states), np.array(cop[:-1]),
                    math.sqrt(GRAVITY_M_S2 / height))
+
+
+def muscle_activations_message(stamp_s: float, muscle_names: Sequence[str], activations) -> JointState:
+    """``/muscles/activations``: one activation ∈ [0, 1] per named muscle (in ``position``)."""
+    msg = JointState()
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    msg.name = list(muscle_names)
+    msg.position = [float(a) for a in activations]
+    return msg
+
+
+def muscle_activations_from_message(msg: JointState) -> tuple[tuple[str, ...], np.ndarray]:
+    """(muscle names, activations) of a ``/muscles/activations`` message; ValueError when the
+    lengths differ or a value is not a finite number in [0, 1]."""
+    values = np.asarray(msg.position, dtype=float)
+    if values.size != len(msg.name):
+        raise ValueError(f"{len(msg.name)} muscle names but {values.size} activations")
+    if not np.all(np.isfinite(values)) or np.any((values < 0.0) | (values > 1.0)):
+        raise ValueError("activations must be finite and within [0, 1]")
+    return tuple(msg.name), values
+
+
+def torque_setpoint_message(stamp_s: float, joint_names: Sequence[str], torques_nm) -> JointState:
+    """``/muscles/torque_setpoint``: desired joint torques [N·m] (in ``effort``)."""
+    msg = JointState()
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    msg.name = list(joint_names)
+    msg.effort = [float(t) for t in torques_nm]
+    return msg
+
+
+def torque_setpoint_from_message(msg: JointState) -> tuple[tuple[str, ...], np.ndarray]:
+    """(joint names, torques [N·m]) of a ``/muscles/torque_setpoint`` message; ValueError when
+    the lengths differ or a torque is not finite."""
+    values = np.asarray(msg.effort, dtype=float)
+    if values.size != len(msg.name) or not np.all(np.isfinite(values)):
+        raise ValueError(f"torque setpoint needs one finite effort per joint ({len(msg.name)} names, {values.size} efforts)")
+    return tuple(msg.name), values

@@ -139,3 +139,20 @@ def quats_yaw(q_wxyz: np.ndarray) -> np.ndarray:
     q = np.asarray(q_wxyz, dtype=float)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     return np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+
+
+def quat_slerp(a_wxyz: np.ndarray, b_wxyz: np.ndarray, fraction) -> np.ndarray:
+    """Spherical linear interpolation from ``a`` (fraction 0) to ``b`` (fraction 1), (w, x, y, z),
+    the short way: when a·b < 0, b is negated first (the same rotation; without this check the
+    interpolation can take the 2π − θ path — source 003's caution). ``fraction`` scalar or (N,)
+    → (4,) or (N, 4)."""
+    a, b = quat_normalize(np.asarray(a_wxyz, dtype=float)), quat_normalize(np.asarray(b_wxyz, dtype=float))
+    dot = float(a @ b)
+    if dot < 0.0:
+        b, dot = -b, -dot
+    t = np.asarray(fraction, dtype=float)[..., None]
+    if dot > 1.0 - 1e-12:  # nearly equal: linear, renormalized
+        out = (1 - t) * a + t * b
+        return out / np.linalg.norm(out, axis=-1, keepdims=True)
+    angle = np.arccos(dot)
+    return (np.sin((1 - t) * angle) * a + np.sin(t * angle) * b) / np.sin(angle)

@@ -16,6 +16,7 @@ from typing import Callable
 import mujoco
 import numpy as np
 
+from biped_common import profiles
 from muscle_allocator_node.activation import ActivationTimes, anticipating_excitation
 from muscle_allocator_node.allocation import Allocator
 from muscle_allocator_node.mujoco_muscles import MujocoMuscles
@@ -24,12 +25,10 @@ from muscle_allocator_node.mujoco_muscles import MujocoMuscles
 def minimum_jerk(start: float, end: float, duration_s: float) -> Callable[[float], tuple[float, float, float]]:
     """q(t) = q0 + (q1 − q0)(10τ³ − 15τ⁴ + 6τ⁵), τ = t / T clipped to [0, 1]: (q, q̇, q̈) at t [s]."""
     def at(t: float):
-        s = min(max(t / duration_s, 0.0), 1.0)
+        s, ds, dds = (float(x) for x in profiles.minimum_jerk(t / duration_s))
         d = end - start
         inside = 0.0 < t < duration_s
-        return (start + d * s**3 * (10 - 15 * s + 6 * s * s),
-                d * 30 * s * s * (1 - s) ** 2 / duration_s if inside else 0.0,
-                d * 60 * s * (1 - s) * (1 - 2 * s) / duration_s**2 if inside else 0.0)
+        return start + d * s, d * ds / duration_s if inside else 0.0, d * dds / duration_s**2 if inside else 0.0
     return at
 
 

@@ -1,4 +1,7 @@
-"""reach_planner_node: minimum-jerk reaching with a human-like arm angle (sources 002, 003).
+"""reach_planner_node: human-like reaching (sources 002, 003).
 
-Not implemented yet (issue #7); no node entry point until then.
+Built so far (issue #7): the 002 arm (D-H model, forward kinematics, arm angle, closed-form
+inverse from hand pose and arm angle) in :mod:`.arm`, and reach plans (minimum-jerk straight hand
+path, slerp, interpolated arm angle, damped-least-squares fallback, workspace clamping) in
+:mod:`.reach`. Not yet: the learned arm-angle model, the humanoid's arms, the node.
 """

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from biped_common.rotations import matrix_to_quat, quat_slerp, quat_to_matrix, so3_log
+from biped_common.rotations import quat_slerp, quat_to_matrix, so3_log
 from reach_planner_node.arm import Arm, IkFailure
 from reach_planner_node.reach import damped_least_squares, geometric_jacobian, plan_reach
 

@@ -17,7 +17,7 @@ setup(
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", glob("launch/*.xml")),
-        (f"share/{PACKAGE}/config", glob("config/*.yaml")),
+        (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.npz")),
         (f"share/{PACKAGE}/config/styles", glob("config/styles/*.yaml")),
         (f"share/{PACKAGE}/config/scenarios", glob("config/scenarios/*.yaml")),
     ],

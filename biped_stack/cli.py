@@ -60,6 +60,16 @@ def _cmd_muscles_single_joint(args: argparse.Namespace) -> int:
     return single_joint(args.out)
 
 
+def _cmd_reach_train(args: argparse.Namespace) -> int:
+    from biped_stack.reach_tools import train
+    return train(args.out, args.samples, args.data)
+
+
+def _cmd_reach_eval(args: argparse.Namespace) -> int:
+    from biped_stack.reach_tools import evaluate
+    return evaluate(args.out, args.model)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="biped-stack", description="biped_stack: stylized bipedal walking on ROS 2 (MuJoCo, Pinocchio, OSQP).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -100,6 +110,18 @@ def build_parser() -> argparse.ArgumentParser:
     q = muscle_sub.add_parser("single-joint", help="source 000's flexor/extensor example")
     q.add_argument("--out", required=True)
     q.set_defaults(func=_cmd_muscles_single_joint)
+
+    p = sub.add_parser("reach", help="reaching: train the arm-angle model, evaluate plans and model")
+    reach_sub = p.add_subparsers(dest="reach_command", metavar="REACH_COMMAND", required=True)
+    q = reach_sub.add_parser("train", help="generate optimal arm angles, fit the MLP, save it (≈ 1 min)")
+    q.add_argument("--out", required=True, help="model file (.npz)")
+    q.add_argument("--samples", type=int, default=1500)
+    q.add_argument("--data", default=None, help="recorded marker data (not supported yet)")
+    q.set_defaults(func=_cmd_reach_train)
+    q = reach_sub.add_parser("eval", help="kinematic bars on 100 targets, MLP vs least squares, speed-up")
+    q.add_argument("--out", required=True, help="output folder (reach_metrics.json, plots)")
+    q.add_argument("--model", default=None, help="model file (default: the shipped config/arm_angle_mlp.npz)")
+    q.set_defaults(func=_cmd_reach_eval)
 
     p = sub.add_parser("demo", help="walk the teleop script in MuJoCo and write a report (metrics, plots, video)")
     p.add_argument("--robot", default="humanoid", help="humanoid or biped")

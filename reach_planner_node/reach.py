@@ -117,17 +117,23 @@ def _analytic_near(arm: Arm, position, rotation, angle: float):
     return None
 
 
+def point_jacobian(arm: Arm, joints, point, last_joint: int = 7) -> np.ndarray:
+    """3×7 Jacobian of a point [m] (base frame) carried by joints 1 … ``last_joint``:
+    column i = z_(i−1) × (p − o_(i−1)); zero for the joints after it."""
+    transforms = arm.transforms(joints)
+    jac = np.zeros((3, 7))
+    origin, axis = np.zeros(3), np.array([0.0, 0.0, 1.0])
+    for i in range(last_joint):
+        jac[:, i] = np.cross(axis, np.asarray(point) - origin)
+        origin, axis = transforms[i][:3, 3], transforms[i][:3, 2]
+    return jac
+
+
 def geometric_jacobian(arm: Arm, joints) -> np.ndarray:
     """6×7 Jacobian of the hand frame (linear; angular) in the base frame."""
     transforms = arm.transforms(joints)
-    hand = transforms[-1][:3, 3]
-    jac = np.zeros((6, 7))
-    origin, axis = np.zeros(3), np.array([0.0, 0.0, 1.0])
-    for i in range(7):
-        jac[:3, i] = np.cross(axis, hand - origin)
-        jac[3:, i] = axis
-        origin, axis = transforms[i][:3, 3], transforms[i][:3, 2]
-    return jac
+    axes = [np.array([0.0, 0.0, 1.0])] + [t[:3, 2] for t in transforms[:-1]]
+    return np.vstack([point_jacobian(arm, joints, transforms[-1][:3, 3]), np.column_stack(axes)])
 
 
 def damped_least_squares(arm: Arm, start_joints, position, rotation, damping: float = 0.05,

@@ -57,16 +57,22 @@ def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample
     """The reference at ``samples``' first time, with rates and accelerations by finite
     differences over its first three samples (spaced ``step_s`` [s]). ``com_plan_sample`` is
     (position, velocity, acceleration) of the horizontal CoM from the MPC plan. Upper-body joint
-    angles from the samples replace ``joint_posture_rad`` at ``upper_index`` (robot order)."""
+    angles from the samples replace ``joint_posture_rad`` at ``upper_index`` (robot order), with
+    their rates and accelerations (zero for the other joints)."""
     feet = {}
     for side in SIDES:
         p = samples[f"{side}_sole_position_m"]
         feet[side] = FootTarget(bool(samples[f"{side}_in_stance"][0]), p[0], (p[1] - p[0]) / step_s,
                                 (p[2] - 2 * p[1] + p[0]) / step_s**2, samples[f"{side}_sole_quat_wxyz"][0])
     posture = np.array(joint_posture_rad, dtype=float)
+    rate, accel = np.zeros_like(posture), np.zeros_like(posture)
     if upper_index is not None and "upper_joints_rad" in samples and samples["upper_joints_rad"].shape[1]:
-        posture[upper_index] = samples["upper_joints_rad"][0]
+        upper = samples["upper_joints_rad"]
+        posture[upper_index] = upper[0]
+        rate[upper_index] = (upper[1] - upper[0]) / step_s
+        accel[upper_index] = (upper[2] - 2 * upper[1] + upper[0]) / step_s**2
     height = samples["pelvis_height_m"]
     c, v, a = com_plan_sample
     return WbcReference(np.asarray(c), np.asarray(v), np.asarray(a), float(height[0]),
-                        float((height[1] - height[0]) / step_s), samples["pelvis_quat_wxyz"][0], feet, posture)
+                        float((height[1] - height[0]) / step_s), samples["pelvis_quat_wxyz"][0], feet, posture,
+                        rate, accel)

@@ -97,6 +97,8 @@ class WbcReference:
     pelvis_quat_wxyz: np.ndarray
     feet: dict[str, FootTarget]
     joint_posture_rad: np.ndarray   # all joints, robot order (legs: standing posture; upper: reference)
+    joint_posture_rate_rad_s: np.ndarray | None = None    # its rate (None: zero)
+    joint_posture_accel_rad_s2: np.ndarray | None = None  # its acceleration, fed forward (None: zero)
 
 
 @dataclass(frozen=True)
@@ -218,7 +220,13 @@ class WholeBodyController:
 
         # Posture (joints only).
         q_joints, v_joints = q[7:], v[6:]
+        # Moving targets (arm swing, reaches) are tracked with their rate and acceleration fed
+        # forward; without them the posture lags by k_d / k_p times the target's speed.
         a_posture = g.posture_kp * (ref.joint_posture_rad - q_joints) - g.posture_kd * v_joints
+        if ref.joint_posture_rate_rad_s is not None:
+            a_posture = a_posture + g.posture_kd * ref.joint_posture_rate_rad_s
+        if ref.joint_posture_accel_rad_s2 is not None:
+            a_posture = a_posture + ref.joint_posture_accel_rad_s2
         weights = np.where(self._upper_mask(), g.upper_weight, g.posture_weight)
         idx = np.arange(6, nv)
         cost_h[idx, idx] += weights

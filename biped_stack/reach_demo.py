@@ -29,7 +29,6 @@ def run_reaches(targets_pelvis, side: str = "right", walk_speed_m_s: float = 0.0
     arms = HumanoidArms(sim.robot)
     model, data = sim.backend.model, sim.backend.data
     hand_site = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, sim.robot.description.hands[side])
-    period = sim.config.control_period_s
     nominal = sim.robot.nominal_pelvis_height_m
 
     last = {}

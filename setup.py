@@ -36,6 +36,7 @@ setup(
             "state_estimator_node = state_estimator_node.node:main",
             "muscle_allocator_node = muscle_allocator_node.node:main",
             "muscle_sim = sim_bridge.ros_muscle_sim:main",
+            "reach_planner_node = reach_planner_node.node:main",
         ],
     },
 )

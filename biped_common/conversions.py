@@ -39,6 +39,10 @@ a ROS graph. Encodings (also listed in the README's topic table):
   velocity and effort empty. Joint torque setpoints for the allocator
   (``/muscles/torque_setpoint``): ``sensor_msgs/JointState`` with ``name`` = joints and
   ``effort`` = desired joint torque [N·m]. Both stamped with the state they answer.
+- Arm trajectory from a reach (``/reach/arm_trajectory``): ``trajectory_msgs/JointTrajectory``,
+  ``header.stamp`` = its start (sim time), the arm's joints, one point per sample with
+  ``positions`` [rad] at ``time_from_start``. The whole-body controller follows it instead of
+  the gait's upper-body curves for those joints; the latest one per set of joints wins.
 - Bridge status: ``diagnostic_msgs/DiagnosticArray`` with one status named ``sim_bridge``;
   ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
   change.
@@ -65,6 +69,7 @@ from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOF
 
 from biped_common.com_plan import GRAVITY_M_S2, ComPlan
 from biped_common.errors import CommandError
+from biped_common.joint_trajectory import TimedJointTrajectory
 from biped_common.rotations import quat_normalize, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
 
@@ -497,3 +502,25 @@ def torque_setpoint_from_message(msg: JointState) -> tuple[tuple[str, ...], np.n
     if values.size != len(msg.name) or not np.all(np.isfinite(values)):
         raise ValueError(f"torque setpoint needs one finite effort per joint ({len(msg.name)} names, {values.size} efforts)")
     return tuple(msg.name), values
+
+
+def timed_joint_trajectory_message(trajectory: TimedJointTrajectory) -> JointTrajectory:
+    """``/reach/arm_trajectory`` of a :class:`TimedJointTrajectory`."""
+    msg = JointTrajectory()
+    msg.header.stamp = seconds_to_stamp(trajectory.start_s)
+    msg.joint_names = list(trajectory.joint_names)
+    for t, row in zip(trajectory.times_s, trajectory.positions_rad):
+        msg.points.append(JointTrajectoryPoint(positions=[float(x) for x in row], time_from_start=_duration(float(t))))
+    return msg
+
+
+def timed_joint_trajectory_from_message(msg: JointTrajectory) -> TimedJointTrajectory:
+    """The :class:`TimedJointTrajectory` of a ``/reach/arm_trajectory`` message; ValueError when
+    malformed (no points, a point with the wrong number of positions, times not increasing, NaN)."""
+    if not msg.points:
+        raise ValueError("arm trajectory without points")
+    if any(len(p.positions) != len(msg.joint_names) for p in msg.points):
+        raise ValueError(f"every point needs {len(msg.joint_names)} positions")
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in msg.points])
+    positions = np.array([list(p.positions) for p in msg.points], dtype=float)
+    return TimedJointTrajectory(tuple(msg.joint_names), stamp_to_seconds(msg.header.stamp), times, positions)

@@ -53,7 +53,7 @@ def run_reaches(targets_pelvis, side: str = "right", walk_speed_m_s: float = 0.0
         frame = last["frame"]
         posture = sim.robot.joint_vector(frame.joint_names, frame.position_rad)
         trajectory = plan_humanoid_reach(arms, side, posture, target, start_s=sim.backend.data.time)
-        controller.reach(trajectory)
+        controller.reach(trajectory.trajectory)
         hand = []
         fell = not step_until(trajectory.end_s, hand) or not step_until(trajectory.end_s + HOLD_S)
         if fell:

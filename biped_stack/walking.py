@@ -56,16 +56,11 @@ class WalkingController:
         self.wbc = WalkingWbc(robot, control_period_s=control_period_s, log=self._log)
         self._planner_time_s: float | None = None
         self.log = WalkingLog()
-        self.arm_trajectories: dict = {}  # side → ReachTrajectory driving that arm's upper-body targets
 
     def reach(self, trajectory) -> None:
-        """Drive one arm along a :class:`reach_planner_node.humanoid_reach.ReachTrajectory` (its
+        """Drive one arm along a :class:`biped_common.joint_trajectory.TimedJointTrajectory` (its
         joints replace the style's upper-body curves for that arm, at sim time)."""
-        names = self.planner.config.upper_joint_names
-        missing = [n for n in trajectory.joint_names if n not in names]
-        if missing:
-            raise ValueError(f"not upper-body joints of {self.robot.name}: {', '.join(missing)}")
-        self.arm_trajectories[trajectory.side] = trajectory
+        self.wbc.set_arm_trajectory(trajectory)
 
     def set_command(self, velocity) -> None:
         """Body-frame velocity command (ẋ, ẏ, ω) [m/s, m/s, rad/s]."""
@@ -76,13 +71,6 @@ class WalkingController:
             self.planner.step(now_s - self._planner_time_s)
         self._planner_time_s = now_s
         arrays = reference_arrays(self.planner.reference())
-        if self.arm_trajectories:
-            upper = np.array(arrays["upper_joints_rad"], dtype=float)
-            names = self.planner.config.upper_joint_names
-            for trajectory in self.arm_trajectories.values():
-                columns = [names.index(n) for n in trajectory.joint_names]
-                upper[:, columns] = trajectory.joint_targets(now_s + arrays["times_s"])
-            arrays = {**arrays, "upper_joints_rad": upper}
         started = time.perf_counter()
         plan = self.com_planner.update(now_s, arrays, q, v)
         self.log.mpc_tick_s.append(time.perf_counter() - started)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from biped_common.joint_trajectory import TimedJointTrajectory
 from biped_common.profiles import minimum_jerk
 from biped_common.robot_model import RobotModel
 from biped_common.rotations import matrix_to_quat, quat_slerp, quat_to_matrix, so3_log
@@ -26,24 +27,25 @@ PREFIX = {"left": "l_", "right": "r_"}
 
 @dataclass(frozen=True)
 class ReachTrajectory:
-    """Arm joint angles (N, 7) [rad] at ``start_s + times_s`` (sim time) for ``joint_names``."""
+    """A planned reach: the arm's joint trajectory (sim time), the planned hand path in the
+    pelvis frame (N, 3) [m] and notes (target not reachable, …)."""
 
     side: str
-    joint_names: tuple[str, ...]
-    start_s: float
-    times_s: np.ndarray
-    joints: np.ndarray
-    hand_path_pelvis: np.ndarray   # (N, 3) the planned hand positions in the pelvis frame [m]
+    trajectory: TimedJointTrajectory
+    hand_path_pelvis: np.ndarray
     notes: tuple[str, ...] = ()
 
-    def joint_targets(self, time_s) -> np.ndarray:
-        """Joint angles at sim times (M,) → (M, 7), held before the start and after the end."""
-        t = np.clip(np.asarray(time_s, dtype=float) - self.start_s, 0.0, self.times_s[-1])
-        return np.column_stack([np.interp(t, self.times_s, self.joints[:, j]) for j in range(self.joints.shape[1])])
+    @property
+    def joint_names(self) -> tuple[str, ...]:
+        return self.trajectory.joint_names
+
+    @property
+    def joints(self) -> np.ndarray:
+        return self.trajectory.positions_rad
 
     @property
     def end_s(self) -> float:
-        return self.start_s + float(self.times_s[-1])
+        return self.trajectory.end_s
 
 
 class HumanoidArms:
@@ -131,4 +133,4 @@ def plan_humanoid_reach(arms: HumanoidArms, side: str, joints_rad: np.ndarray, t
     miss = float(np.linalg.norm(reached.translation - target))
     if miss > 1e-3:
         notes.append(f"target not reachable by the {side} arm within its limits: hand stops {miss * 100:.1f} cm short")
-    return ReachTrajectory(side, arms.joint_names[side], start_s, times, joints, path, tuple(notes))
+    return ReachTrajectory(side, TimedJointTrajectory(arms.joint_names[side], start_s, times, joints), path, tuple(notes))

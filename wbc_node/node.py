@@ -75,6 +75,7 @@ class WbcNode(Node):
             self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), 10)
             self.create_subscription(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), 10)
             self.create_subscription(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, 10)
+            self.create_subscription(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10)
         self.get_logger().info(f"{self.config.mode} controller for {self.robot.name}"
                                + (f", state from {self.config.state_source}" if self.walking else ""))
 
@@ -96,6 +97,12 @@ class WbcNode(Node):
             self.walker.set_reference(arrays, stamp * 1e-9, names)
         except (ValueError, KeyError) as exc:
             self._log_error(f"gait reference rejected: {exc}")
+
+    def _on_arm_trajectory(self, msg: JointTrajectory) -> None:
+        try:
+            self.walker.set_arm_trajectory(conv.timed_joint_trajectory_from_message(msg))
+        except ValueError as exc:
+            self._log_error(f"arm trajectory rejected: {exc}")
 
     def _on_plan(self, msg: MultiDOFJointTrajectory) -> None:
         try:

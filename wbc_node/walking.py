@@ -19,6 +19,7 @@ import numpy as np
 from biped_common.com_plan import ComPlan
 from biped_common.robot_model import RobotModel
 from biped_common.state import JointCommand, SensorFrame
+from biped_common.joint_trajectory import TimedJointTrajectory
 from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
@@ -46,6 +47,16 @@ class WalkingWbc:
         self.last_output: WbcOutput | None = None
         self._zero = np.zeros(robot.n_joints)
         self.fallback_reason = ""  # why the last command came from the stand controller
+        self.arm_trajectories: dict[tuple[str, ...], TimedJointTrajectory] = {}  # by joint names
+
+    def set_arm_trajectory(self, trajectory: TimedJointTrajectory) -> None:
+        """Joints (an arm's, from a reach) to follow instead of the gait's upper-body curves, from
+        the next gait reference on; the latest trajectory for the same joints replaces the older.
+        Joints that are not the robot's → ValueError naming them."""
+        unknown = [n for n in trajectory.joint_names if n not in self.robot.joint_index]
+        if unknown:
+            raise ValueError(f"not joints of {self.robot.name}: {', '.join(unknown)}")
+        self.arm_trajectories[tuple(trajectory.joint_names)] = trajectory
 
     def set_reference(self, arrays: dict[str, np.ndarray], stamp_s: float, upper_joint_names=()) -> None:
         """A new gait reference (times relative to ``stamp_s`` [s]); ``upper_joint_names`` name
@@ -54,8 +65,23 @@ class WalkingWbc:
         if not math.isfinite(sum(float(np.sum(a)) for a in arrays.values())):
             self._log("WBC: non-finite gait reference: continuing the previous reference")
             return
+        upper_joint_names = tuple(upper_joint_names)
+        if self.arm_trajectories:
+            arrays = self._with_arm_trajectories(arrays, stamp_s, upper_joint_names)
         self._upper_index = np.array([self.robot.joint_index[n] for n in upper_joint_names], dtype=int)
         self._arrays, self._arrays_stamp_s = ReferenceTable(arrays), stamp_s
+
+    def _with_arm_trajectories(self, arrays, stamp_s: float, upper_joint_names) -> dict:
+        """The reference with the arm trajectories' joints over its times (the upper-body columns
+        they name; joints that are not upper-body columns are ignored)."""
+        upper = np.array(arrays["upper_joints_rad"], dtype=float)
+        times = stamp_s + np.asarray(arrays["times_s"], dtype=float)
+        for trajectory in self.arm_trajectories.values():
+            targets = trajectory.at(times)
+            for j, name in enumerate(trajectory.joint_names):
+                if name in upper_joint_names:
+                    upper[:, upper_joint_names.index(name)] = targets[:, j]
+        return {**arrays, "upper_joints_rad": upper}
 
     def set_plan(self, plan: ComPlan) -> None:
         self.plan = plan

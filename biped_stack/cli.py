@@ -116,7 +116,8 @@ def build_parser() -> argparse.ArgumentParser:
     q = reach_sub.add_parser("train", help="generate optimal arm angles, fit the MLP, save it (≈ 1 min)")
     q.add_argument("--out", required=True, help="model file (.npz)")
     q.add_argument("--samples", type=int, default=1500)
-    q.add_argument("--data", default=None, help="recorded marker data (not supported yet)")
+    q.add_argument("--data", default=None, help="recorded markers, 002's format: CSV with time, shoulder_x … hand_z "
+                   "[m] in the arm's base axes")
     q.set_defaults(func=_cmd_reach_train)
     q = reach_sub.add_parser("eval", help="kinematic bars on 100 targets, MLP vs least squares, speed-up")
     q.add_argument("--out", required=True, help="output folder (reach_metrics.json, plots)")

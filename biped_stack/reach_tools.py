@@ -14,15 +14,25 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "config" / "arm_angle_m
 
 def train(out: str, samples: int = 1500, data: str | None = None, seed: int = 0) -> int:
     """Generate (or, with ``data``, read) the training set, fit the MLP, save it with its metadata."""
-    from reach_planner_node.arm_angle import errors, generate_training_set, train_mlp, LeastSquares
+    from reach_planner_node.arm_angle import (LeastSquares, errors, generate_training_set, marker_training_set,
+                                              train_mlp, TrainingSet)
     if data is not None:
-        print("error: training from recorded marker data is not supported yet; generate the set instead "
-              "(omit --data)")
-        return 1
-    print(f"optimal arm angles for {samples} training and {samples // 5} held-out poses (≈ 25 ms each):")
-    training = generate_training_set(samples, seed=seed)
-    held_out = generate_training_set(samples // 5, seed=seed + 1, progress=lambda m: None)
+        try:
+            recorded = marker_training_set(data)
+        except (OSError, ValueError) as error:
+            print(f"error: {error}")
+            return 1
+        # Every fifth frame held out (recorded frames are correlated in time: no shuffling).
+        mask = np.arange(recorded.arm_angles.size) % 5 == 4
+        training = TrainingSet(recorded.inputs[~mask], recorded.arm_angles[~mask])
+        held_out = TrainingSet(recorded.inputs[mask], recorded.arm_angles[mask])
+        print(f"{recorded.arm_angles.size} recorded frames from {data}: {held_out.arm_angles.size} held out")
+    else:
+        print(f"optimal arm angles for {samples} training and {samples // 5} held-out poses (≈ 25 ms each):")
+        training = generate_training_set(samples, seed=seed)
+        held_out = generate_training_set(samples // 5, seed=seed + 1, progress=lambda m: None)
     model = train_mlp(training)
+    model.metadata["source"] = str(data) if data is not None else "generated (minimum gravity torques)"
     baseline = LeastSquares.fit(training)
     model.metadata["least_squares_coefficients"] = baseline.coefficients.tolist()
     model.metadata["held_out"] = {"mlp": errors(model.predict(held_out.inputs), held_out.arm_angles),

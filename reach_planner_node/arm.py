@@ -138,13 +138,18 @@ class Arm:
     def arm_angle(self, q) -> float:
         """φ [rad] of a posture (002, eq. 1)."""
         pose = self.forward(q)
-        wrist = pose.wrist
-        elbow0 = self.reference_elbow(wrist, float(q[3]))
-        se, ew = pose.elbow, wrist - pose.elbow
-        se0, e0w = elbow0, wrist - elbow0
-        n, n0 = np.cross(se, ew), np.cross(se0, e0w)
+        return self.arm_angle_of(pose.elbow, pose.wrist, float(q[3]))
+
+    def arm_angle_of(self, elbow, wrist, theta4: float | None = None) -> float:
+        """φ [rad] of elbow and wrist positions (shoulder at the origin) [m]: the angle from the
+        reference plane (S, E0, W) to the arm plane (S, E, W), signed by −sgn(n0 · SE)."""
+        elbow, wrist = np.asarray(elbow, dtype=float), np.asarray(wrist, dtype=float)
+        if theta4 is None:
+            theta4 = self.elbow_angle(float(np.linalg.norm(wrist)))
+        elbow0 = self.reference_elbow(wrist, theta4)
+        n, n0 = np.cross(elbow, wrist - elbow), np.cross(elbow0, wrist - elbow0)
         cosine = float(n @ n0) / max(np.linalg.norm(n) * np.linalg.norm(n0), 1e-300)
-        sign = -np.sign(float(n0 @ se))
+        sign = -np.sign(float(n0 @ elbow))
         return float((sign if sign != 0 else 1.0) * math.acos(max(-1.0, min(1.0, cosine))))
 
     def inverse(self, hand_position, hand_rotation, arm_angle_rad: float, check_limits: bool = True) -> np.ndarray:

@@ -223,3 +223,39 @@ def human_arm_angle(arm: Arm, position, rotation, model: ArmAngleMlp | None = No
     if model is not None:
         return float(model.predict(features(position, rotation, arm))[0])
     return optimal_arm_angle(arm, position, rotation)
+
+
+MARKERS = ("shoulder", "elbow", "wrist", "hand")
+
+
+def marker_training_set(path: str | Path) -> TrainingSet:
+    """A training set from recorded markers in 002's format: a CSV with ``time`` and
+    ``<marker>_x/_y/_z`` [m] for the shoulder, elbow, wrist and hand markers, in the arm's base
+    axes (002's frame 0). Per frame: segment lengths d1 = |SE|, d2 = |EW|, the hand position
+    relative to the shoulder, the hand frame from the markers (x from wrist to hand, z normal to
+    the forearm-hand plane — all four markers can say about the hand's orientation), and the arm
+    angle φ of the recorded elbow (002, eq. 1). ValueError naming a missing column or a
+    degenerate frame."""
+    import csv
+    with Path(path).open() as f:
+        rows = list(csv.DictReader(f))
+    if not rows:
+        raise ValueError(f"{path}: no rows")
+    columns = [f"{m}_{a}" for m in MARKERS for a in "xyz"]
+    missing = [c for c in columns if c not in rows[0]]
+    if missing:
+        raise ValueError(f"{path}: missing columns {', '.join(missing)}")
+    inputs, angles = [], []
+    for k, row in enumerate(rows):
+        s, e, w, h = (np.array([float(row[f"{m}_{a}"]) for a in "xyz"]) for m in MARKERS)
+        d1, d2, hand_length = np.linalg.norm(e - s), np.linalg.norm(w - e), np.linalg.norm(h - w)
+        x_axis = (h - w) / max(hand_length, 1e-12)
+        normal = np.cross(w - e, h - w)
+        if min(d1, d2, hand_length, np.linalg.norm(normal)) < 1e-6:
+            raise ValueError(f"{path}: frame {k} is degenerate (coincident markers or a straight wrist)")
+        z_axis = normal / np.linalg.norm(normal)
+        rotation = np.column_stack([x_axis, np.cross(z_axis, x_axis), z_axis])
+        arm = Arm(float(d1), float(d2), float(hand_length))
+        inputs.append(features(h - s, rotation, arm))
+        angles.append(arm.arm_angle_of(e - s, w - s))
+    return TrainingSet(np.array(inputs), np.array(angles))

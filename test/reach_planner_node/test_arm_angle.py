@@ -72,3 +72,32 @@ def test_reach_eval_writes_its_metrics(tmp_path):
     assert set(metrics["mlp"]) == {"mae", "rmse"} and set(metrics["least_squares"]) == {"mae", "rmse"}
     assert metrics["mlp_speedup"] > 0
     assert (tmp_path / "hand_paths.png").exists() and (tmp_path / "speed_profiles.png").exists()
+
+
+def write_markers(path, rng, frames=150):
+    """Markers from our own arm's forward kinematics (varied segment lengths), 002's format."""
+    from reach_planner_node.arm_angle import NATURAL_POSTURES_DEG
+    low, high = np.deg2rad(np.array(NATURAL_POSTURES_DEG, dtype=float)).T
+    truth = []
+    lines = ["time," + ",".join(f"{m}_{a}" for m in ("shoulder", "elbow", "wrist", "hand") for a in "xyz")]
+    for k in range(frames):
+        arm = Arm(rng.uniform(0.28, 0.34), rng.uniform(0.22, 0.27), 0.08)
+        q = rng.uniform(low, high)
+        pose = arm.forward(q)
+        truth.append(arm.arm_angle(q))
+        points = [pose.shoulder, pose.elbow, pose.wrist, pose.hand]
+        lines.append(f"{k * 0.01:.2f}," + ",".join(f"{v:.12f}" for p in points for v in p))
+    path.write_text("\n".join(lines) + "\n")
+    return np.array(truth)
+
+
+def test_markers_in_002s_format_give_the_arm_angle_and_retrain(tmp_path):
+    from biped_stack.cli import main
+    from reach_planner_node.arm_angle import marker_training_set
+    truth = write_markers(tmp_path / "markers.csv", np.random.default_rng(21))
+    recorded = marker_training_set(tmp_path / "markers.csv")
+    np.testing.assert_allclose(recorded.arm_angles, truth, atol=1e-9)
+    assert main(["reach", "train", "--data", str(tmp_path / "markers.csv"), "--out", str(tmp_path / "mine.npz")]) == 0
+    assert ArmAngleMlp.load(tmp_path / "mine.npz").metadata["source"].endswith("markers.csv")
+    (tmp_path / "bad.csv").write_text("time,shoulder_x\n0,0\n")
+    assert main(["reach", "train", "--data", str(tmp_path / "bad.csv"), "--out", str(tmp_path / "x.npz")]) == 1

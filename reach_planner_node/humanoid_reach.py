@@ -18,8 +18,8 @@ import pinocchio as pin
 from biped_common.joint_trajectory import TimedJointTrajectory
 from biped_common.profiles import minimum_jerk
 from biped_common.robot_model import RobotModel
-from biped_common.rotations import matrix_to_quat, quat_slerp, quat_to_matrix, so3_log
-from reach_planner_node.reach import MEAN_HAND_SPEED_M_S, MIN_DURATION_S
+from biped_common.rotations import matrix_to_quat, quat_slerp, quat_to_matrix
+from reach_planner_node.reach import MEAN_HAND_SPEED_M_S, MIN_DURATION_S, solve_damped_least_squares
 
 ARM_JOINTS = ("shoulder_pitch", "shoulder_roll", "shoulder_yaw", "elbow", "wrist_yaw", "wrist_pitch", "wrist_roll")
 PREFIX = {"left": "l_", "right": "r_"}
@@ -83,21 +83,19 @@ class HumanoidArms:
         joints = np.array(joints_rad, dtype=float)
         columns = self._v_index[side]
         arm = np.array([self.robot.joint_index[n] for n in self.joint_names[side]])
-        low, high = self.limits[side].T
         frame = self.hand_frames[side]
-        for _ in range(iterations):
+
+        def kinematics(arm_joints):
+            joints[arm] = arm_joints
             q = self._configuration(joints)
             pin.computeJointJacobians(self.model, self.data, q)
             pin.framesForwardKinematics(self.model, self.data, q)
             pose = self.data.oMf[frame]
-            error = np.concatenate([np.asarray(position) - pose.translation,
-                                    orientation_weight * so3_log(np.asarray(rotation) @ pose.rotation.T)])
-            if np.linalg.norm(error) < tolerance:
-                break
             jac = pin.getFrameJacobian(self.model, self.data, frame, pin.LOCAL_WORLD_ALIGNED)[:, columns]
-            jac[3:] *= orientation_weight
-            step = jac.T @ np.linalg.solve(jac @ jac.T + damping**2 * np.eye(6), error)
-            joints[arm] = np.clip(joints[arm] + step, low, high)
+            return pose.translation, pose.rotation, jac
+        low, high = self.limits[side].T
+        joints[arm] = solve_damped_least_squares(kinematics, joints[arm], position, rotation, low, high, damping,
+                                                 iterations, tolerance, orientation_weight)
         return joints
 
 

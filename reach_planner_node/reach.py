@@ -136,18 +136,31 @@ def geometric_jacobian(arm: Arm, joints) -> np.ndarray:
     return np.vstack([point_jacobian(arm, joints, transforms[-1][:3, 3]), np.column_stack(axes)])
 
 
-def damped_least_squares(arm: Arm, start_joints, position, rotation, damping: float = 0.05,
-                         iterations: int = 100, tolerance: float = 1e-10) -> np.ndarray:
-    """Joint angles for the hand pose by damped least squares from ``start_joints`` (003):
-    Δq = Jᵀ (J Jᵀ + λ² I)⁻¹ e, e = (position error, rotation error log(R R_handᵀ)), clamped to
-    the joint limits after each step; the best iterate when it does not converge."""
-    q = np.asarray(start_joints, dtype=float).copy()
-    low, high = arm.limits_rad.T
+def solve_damped_least_squares(kinematics, start, position, rotation, low, high, damping: float,
+                               iterations: int, tolerance: float, orientation_weight: float = 1.0) -> np.ndarray:
+    """Damped least squares (003) on any chain: ``kinematics(q)`` → (hand position [m], hand
+    rotation, 6×n Jacobian (linear; angular)). Δq = Jᵀ (J Jᵀ + λ² I)⁻¹ e with
+    e = (position error, w · log(R R_handᵀ)) and the Jacobian's angular rows scaled by w, clamped
+    to [low, high] after each step; the last iterate when it does not converge."""
+    q = np.array(start, dtype=float)
     for _ in range(iterations):
-        pose = arm.forward(q)
-        error = np.concatenate([np.asarray(position) - pose.hand, so3_log(np.asarray(rotation) @ pose.hand_rotation.T)])
+        hand_position, hand_rotation, jac = kinematics(q)
+        error = np.concatenate([np.asarray(position) - hand_position,
+                                orientation_weight * so3_log(np.asarray(rotation) @ hand_rotation.T)])
         if np.linalg.norm(error) < tolerance:
             break
-        jac = geometric_jacobian(arm, q)
+        jac = np.array(jac, dtype=float)
+        jac[3:] *= orientation_weight
         q = np.clip(q + jac.T @ np.linalg.solve(jac @ jac.T + damping**2 * np.eye(6), error), low, high)
     return q
+
+
+def damped_least_squares(arm: Arm, start_joints, position, rotation, damping: float = 0.05,
+                         iterations: int = 100, tolerance: float = 1e-10) -> np.ndarray:
+    """The 002 arm's joint angles for the hand pose by damped least squares from ``start_joints``."""
+    def kinematics(q):
+        pose = arm.forward(q)
+        return pose.hand, pose.hand_rotation, geometric_jacobian(arm, q)
+    low, high = arm.limits_rad.T
+    return solve_damped_least_squares(kinematics, start_joints, position, rotation, low, high, damping,
+                                      iterations, tolerance)

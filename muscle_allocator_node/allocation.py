@@ -8,7 +8,9 @@ allocation is the quadratic program (Crowninshield & Brand 1981's criterion fami
     minimize  aᵀ W a + w_rate |a − a_prev|² + w_co Σ_j (Σ_i |R_ji| F_active,i a_i)²
     subject to  R diag(F_active) a = τ − R F_passive,   a_min ≤ a ≤ a_max
 
-with W = I (Σ a², the default) or W = diag(F_active²) (Σ (a F_active)², muscle force squared).
+with W = I (Σ a², the default) or W = diag(F_max²) (Σ (a F_max)², muscle force squared; F_max the
+peak isometric forces when given, else the forces at full activation in this state). With equal
+specific tension the stress criterion Σ (a F_max / PCSA)² is Σ a² up to a constant.
 The co-activation term is the squared total torque magnitude the muscles produce at each joint:
 with the net torque fixed, it grows only with antagonist co-contraction (and stays convex).
 When the torque is beyond what the muscles can produce, the equality cannot hold: the answer is
@@ -73,18 +75,24 @@ class Allocator:
     per-tick use: the node calls :meth:`solve` at the controller rate)."""
 
     def __init__(self, dofs: int, muscles: int, criterion: str = "activation_squared", rate_weight: float = 0.0,
-                 coactivation_weight: float = 0.0):
+                 coactivation_weight: float = 0.0, max_force=None):
         if criterion not in CRITERIA:
             raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
         if rate_weight < 0 or coactivation_weight < 0:
             raise ValueError("rate_weight and coactivation_weight must be ≥ 0")
         self.dofs, self.muscles = dofs, muscles
         self.criterion, self.rate_weight, self.coactivation_weight = criterion, rate_weight, coactivation_weight
+        self.max_force = None if max_force is None else np.asarray(max_force, dtype=float)
+        if self.max_force is not None and (self.max_force.shape != (muscles,) or not np.all(self.max_force > 0)):
+            raise ValueError(f"max_force must be {muscles} positive forces [N]")
         self.previous: np.ndarray | None = None
         self._exact = _DenseQp(muscles, dofs + muscles)  # stage 1, set up once, updated per solve
 
     def _criterion_hessian(self, r, fa):
-        w = np.ones(self.muscles) if self.criterion == "activation_squared" else fa * fa
+        if self.criterion == "activation_squared":
+            w = np.ones(self.muscles)
+        else:
+            w = (self.max_force if self.max_force is not None else fa) ** 2
         h = np.diag(w + self.rate_weight)
         if self.coactivation_weight > 0:
             effort = np.abs(r) * fa  # (dofs, muscles): |R_ji| F_active,i
@@ -162,18 +170,19 @@ def _csc(values: np.ndarray, mask: np.ndarray) -> sp.csc_matrix:
 
 def allocate(moment_arms, active_force, passive_force, torque, a_min=0.0, a_max=1.0,
              criterion: str = "activation_squared", rate_weight: float = 0.0, coactivation_weight: float = 0.0,
-             previous_activations=None) -> Allocation:
+             previous_activations=None, max_force=None) -> Allocation:
     """Muscle activations producing joint torques ``torque`` (dofs,) [N·m].
 
     ``moment_arms`` (dofs × muscles) [m]; ``active_force`` (muscles,) [N] each muscle's force
     along its path at full activation and the current length and velocity; ``passive_force``
     (muscles,) [N] its passive force there; ``a_min``/``a_max`` activation bounds (scalars or
-    per muscle, within [0, 1]); ``criterion`` one of :data:`CRITERIA`; ``rate_weight`` penalizes
+    per muscle, within [0, 1]); ``criterion`` one of :data:`CRITERIA` (``force_squared`` weighs
+    by ``max_force`` [N], the peak isometric forces, when given); ``rate_weight`` penalizes
     change from ``previous_activations``; ``coactivation_weight`` penalizes co-contraction.
     Returns an :class:`Allocation`; malformed input (shapes, non-finite values, bad bounds)
     raises ValueError naming it."""
     r = np.atleast_2d(np.asarray(moment_arms, dtype=float))
-    allocator = Allocator(r.shape[0], r.shape[1], criterion, rate_weight, coactivation_weight)
+    allocator = Allocator(r.shape[0], r.shape[1], criterion, rate_weight, coactivation_weight, max_force)
     if previous_activations is not None:
         previous = np.asarray(previous_activations, dtype=float)
         if previous.shape != (r.shape[1],) or not np.all(np.isfinite(previous)):

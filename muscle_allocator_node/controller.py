@@ -63,7 +63,8 @@ class MuscleAllocatorCore:
         state = self.muscles.state(data)
         allocator = self._allocators.get(dofs)
         if allocator is None:
-            allocator = self._allocators[dofs] = Allocator(len(dofs), self.model.nu, self.criterion)
+            allocator = self._allocators[dofs] = Allocator(len(dofs), self.model.nu, self.criterion,
+                                                              max_force=self.muscles.peak_forces_n)
         return allocator.solve(state.moment_arms[list(dofs)], state.active_force, state.passive_force, torques)
 
 

@@ -153,7 +153,7 @@ def solve_inverse(model: mujoco.MjModel, motion: Motion, support_bodies=DEFAULT_
         torque, arms = projection @ generalized, projection @ state.moment_arms
         crossed = np.flatnonzero(np.any(np.abs(arms) > 1e-9, axis=1))  # dofs some muscle acts on [m]
         if allocator is None:
-            allocator = Allocator(crossed.size, model.nu, criterion)
+            allocator = Allocator(crossed.size, model.nu, criterion, max_force=muscles.peak_forces_n)
             rows = crossed
             bare = [dof_names(model)[i] for i in range(model.nv) if i not in set(crossed) and i not in followers]
             if bare:
@@ -161,7 +161,7 @@ def solve_inverse(model: mujoco.MjModel, motion: Motion, support_bodies=DEFAULT_
                 progress(notes[-1])
         residual = torque.copy()
         if not np.array_equal(crossed, rows):  # a moment arm appeared or vanished: rebuild
-            allocator, rows = Allocator(crossed.size, model.nu, criterion), crossed
+            allocator, rows = Allocator(crossed.size, model.nu, criterion, max_force=muscles.peak_forces_n), crossed
         allocation = allocator.solve(arms[rows], state.active_force, state.passive_force, torque[rows])
         residual[rows] = allocation.residual_torque
         activations.append(allocation.activations)

@@ -90,6 +90,7 @@ class MujocoMuscles:
         self.model = model
         self.names = tuple(model.actuator(i).name for i in range(model.nu))
         self.muscles = tuple(MujocoMuscle.from_model(model, i) for i in range(model.nu))
+        self.peak_forces_n = np.array([m.peak_force_n for m in self.muscles])  # F_max per muscle
 
     def state(self, data: mujoco.MjData) -> MuscleState:
         """The allocator's inputs at ``data``'s state (after ``mj_forward`` or a step's kinematics)."""

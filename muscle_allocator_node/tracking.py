@@ -65,7 +65,7 @@ def track_joint_reference(model: mujoco.MjModel, reference: Callable[[float], tu
     data = mujoco.MjData(model)
     muscles = MujocoMuscles(model)
     times = ActivationTimes(*(float(x) for x in model.actuator_dynprm[0][:2]))
-    allocator = Allocator(model.nv, model.nu, criterion)
+    allocator = Allocator(model.nv, model.nu, criterion, max_force=muscles.peak_forces_n)
     q0 = np.atleast_1d(reference(0.0)[0]) if initial_qpos is None else np.asarray(initial_qpos, dtype=float)
     data.qpos[:] = q0
     mujoco.mj_forward(model, data)

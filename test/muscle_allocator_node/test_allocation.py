@@ -28,14 +28,19 @@ def slsqp(moment_arms, active, passive, torque, weights):
     return result.x
 
 
-@pytest.mark.parametrize("criterion", ["activation_squared", "force_squared"])
+@pytest.mark.parametrize("criterion", ["activation_squared", "force_squared", "force_squared_fmax"])
 def test_matches_slsqp_on_random_well_posed_problems(criterion):
     rng = np.random.default_rng(11)
     for trial in range(40):
         dofs, muscles = int(rng.integers(1, 5)), int(rng.integers(6, 25))
         problem = random_problem(rng, dofs, muscles)
-        result = allocate(*problem, criterion=criterion)
-        weights = np.ones(muscles) if criterion == "activation_squared" else problem[1] ** 2
+        max_force = problem[1] * rng.uniform(1.0, 2.0, muscles)  # peak forces above this state's
+        if criterion == "force_squared_fmax":
+            result = allocate(*problem, criterion="force_squared", max_force=max_force)
+            weights = max_force**2
+        else:
+            result = allocate(*problem, criterion=criterion)
+            weights = np.ones(muscles) if criterion == "activation_squared" else problem[1] ** 2
         assert result.status == OPTIMAL
         np.testing.assert_allclose(result.activations, slsqp(*problem, weights), atol=1e-5)
         assert np.all(np.abs(result.residual_torque) <= 1e-6 * max(1.0, np.abs(problem[3]).max()))

@@ -8,6 +8,8 @@ map vectors from the rotated (child) frame to the reference (parent) frame: v_pa
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -156,3 +158,10 @@ def quat_slerp(a_wxyz: np.ndarray, b_wxyz: np.ndarray, fraction) -> np.ndarray:
         return out / np.linalg.norm(out, axis=-1, keepdims=True)
     angle = np.arccos(dot)
     return (np.sin((1 - t) * angle) * a + np.sin(t * angle) * b) / np.sin(angle)
+
+
+def wrap_angle(angle):
+    """Angle wrapped to [−π, π)."""
+    if isinstance(angle, float):
+        return (angle + math.pi) % (2 * math.pi) - math.pi
+    return np.mod(np.asarray(angle) + math.pi, 2 * math.pi) - math.pi

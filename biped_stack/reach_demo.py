@@ -12,6 +12,7 @@ from biped_stack.lockstep import LockstepSimulation
 from biped_stack.walking import WalkingController
 from gait_planner_node.style import load_style
 from reach_planner_node.humanoid_reach import HumanoidArms, plan_humanoid_reach
+from reach_planner_node.reach import max_path_deviation_m
 
 SETTLE_S = 1.5
 HOLD_S = 0.5
@@ -61,9 +62,7 @@ def run_reaches(targets_pelvis, side: str = "right", walk_speed_m_s: float = 0.0
         truth = sim.backend.ground_truth()
         final = quat_to_matrix(truth.orientation_wxyz).T @ (data.site_xpos[hand_site] - truth.position_m)
         start, goal = trajectory.hand_path_pelvis[0], trajectory.hand_path_pelvis[-1]
-        direction = (goal - start) / np.linalg.norm(goal - start)
-        offsets = np.array(hand) - start
-        deviation = float(np.max(np.linalg.norm(offsets - np.outer(offsets @ direction, direction), axis=1)))
+        deviation = max_path_deviation_m(hand, start, goal)
         results.append({"target_m": [float(x) for x in target], "final_error_m": float(np.linalg.norm(final - goal)),
                         "path_deviation_m": deviation, "notes": list(trajectory.notes)})
         progress(f"  reach {len(results)}: final error {results[-1]['final_error_m'] * 100:.2f} cm, "

@@ -51,7 +51,7 @@ def evaluate(out: str, model_path: str | None = None, targets: int = 100, held_o
     from reach_planner_node.arm import Arm
     from reach_planner_node.arm_angle import (LeastSquares, errors, features, generate_training_set, load_model_or_none,
                                               optimal_arm_angle, NATURAL_POSTURES_DEG)
-    from reach_planner_node.reach import plan_reach
+    from reach_planner_node.reach import max_path_deviation_m, plan_reach
     model = load_model_or_none(model_path or DEFAULT_MODEL)
     if model is None:
         return 1
@@ -69,11 +69,9 @@ def evaluate(out: str, model_path: str | None = None, targets: int = 100, held_o
             skipped += 1  # not reachable along the straight path within the limits
             continue
         hands = np.array([arm.forward(q).hand for q in plan.joints])
-        direction = (pose.hand - hands[0]) / np.linalg.norm(pose.hand - hands[0])
-        offsets = hands - hands[0]
         final = arm.forward(plan.joints[-1])
-        worst["max_path_deviation_m"] = max(worst["max_path_deviation_m"], float(np.max(np.linalg.norm(
-            offsets - np.outer(offsets @ direction, direction), axis=1))))
+        worst["max_path_deviation_m"] = max(worst["max_path_deviation_m"],
+                                            max_path_deviation_m(hands, hands[0], pose.hand))
         worst["max_final_error_m"] = max(worst["max_final_error_m"], float(np.linalg.norm(final.hand - pose.hand)))
         worst["max_final_error_deg"] = max(worst["max_final_error_deg"], math.degrees(float(np.linalg.norm(
             so3_log(final.hand_rotation @ pose.hand_rotation.T)))))

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from biped_common.robot_model import FootGeometry
+from biped_common.rotations import wrap_angle
 from gait_planner_node.sampler import BlendedGait, blend
 from gait_planner_node.style import Style
 
@@ -53,13 +54,6 @@ def min_jerk(s):
     """10s³ − 15s⁴ + 6s⁵ on s clipped to [0, 1] (zero velocity and acceleration at both ends)."""
     s = min(max(s, 0.0), 1.0) if isinstance(s, float) else np.minimum(np.maximum(s, 0.0), 1.0)
     return s**3 * (10.0 - 15.0 * s + 6.0 * s * s)
-
-
-def wrap_angle(angle):
-    """Angle wrapped to [−π, π)."""
-    if isinstance(angle, float):
-        return (angle + math.pi) % (2 * math.pi) - math.pi
-    return np.mod(np.asarray(angle) + math.pi, 2 * math.pi) - math.pi
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from biped_common.rotations import wrap_angle
+
 LIMITS_DEG = ((-160, 45), (-120, 0), (-120, 0), (-140, 0), (0, 180), (15, 165), (-40, 30))
 HOME_DEG = (0, -90, 0, 0, 0, 90, 0)
 
@@ -129,7 +131,7 @@ class Arm:
         base = math.acos(max(-1.0, min(1.0, wrist[2] / length)))
         lo, hi = self.limits_rad[1]
         candidates = [b - delta for b in (base, -base)]
-        candidates = [((c + math.pi) % (2 * math.pi)) - math.pi for c in candidates]
+        candidates = [wrap_angle(c) for c in candidates]
         theta2 = min(candidates, key=lambda c: 0.0 if lo <= c <= hi else min(abs(c - lo), abs(c - hi)))
         k = v[0] * math.cos(theta2) + v[2] * math.sin(theta2)
         theta1 = math.atan2(wrist[1] / k, wrist[0] / k) if abs(k) > 1e-12 else 0.0

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from biped_common.rotations import matrix_to_rpy
+from biped_common.rotations import matrix_to_rpy, wrap_angle
 from reach_planner_node.arm import Arm, IkFailure
 
 MODEL_FORMAT = "biped_stack.arm_angle_mlp/1"
@@ -86,7 +86,7 @@ def optimal_arm_angle(arm: Arm, position, rotation) -> float | None:
     phi = 0.5 * (low + high)
     if effort(arm, position, rotation, phi) > costs[best]:  # the bracket's edge was better
         phi = float(grid[best])
-    return float((phi + math.pi) % (2 * math.pi) - math.pi)
+    return float(wrap_angle(float(phi)))
 
 
 def features(position, rotation, arm: Arm) -> np.ndarray:
@@ -205,7 +205,7 @@ class LeastSquares:
 
 def errors(predicted, truth) -> dict:
     """MAE and RMSE [rad] of angle predictions (differences wrapped to (−π, π])."""
-    diff = (np.asarray(predicted) - np.asarray(truth) + math.pi) % (2 * math.pi) - math.pi
+    diff = wrap_angle(np.asarray(predicted, dtype=float) - np.asarray(truth, dtype=float))
     return {"mae": float(np.mean(np.abs(diff))), "rmse": float(np.sqrt(np.mean(diff**2)))}
 
 

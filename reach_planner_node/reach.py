@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from biped_common.profiles import minimum_jerk
-from biped_common.rotations import matrix_to_quat, quat_slerp, quat_to_matrix, so3_log
+from biped_common.rotations import matrix_to_quat, quat_slerp, quat_to_matrix, so3_log, wrap_angle
 from reach_planner_node.arm import Arm, IkFailure
 
 MEAN_HAND_SPEED_M_S = 0.35  # human point-to-point reaches: ≈ 0.3–0.5 m/s mean (Flash & Hogan 1985)
@@ -43,6 +43,15 @@ class ReachPlan:
 def reach_duration_s(distance_m: float) -> float:
     """Duration [s] of a reach over ``distance_m``: at the mean hand speed, at least 0.4 s."""
     return max(MIN_DURATION_S, distance_m / MEAN_HAND_SPEED_M_S)
+
+
+def max_path_deviation_m(points, start, end) -> float:
+    """Largest distance [m] of ``points`` (N, 3) from the straight line through ``start`` and
+    ``end`` (the reach's straight-path measure)."""
+    start = np.asarray(start, dtype=float)
+    direction = (np.asarray(end, dtype=float) - start) / np.linalg.norm(np.asarray(end, dtype=float) - start)
+    offsets = np.asarray(points, dtype=float) - start
+    return float(np.max(np.linalg.norm(offsets - np.outer(offsets @ direction, direction), axis=1)))
 
 
 def clamp_to_workspace(arm: Arm, position, rotation) -> tuple[np.ndarray, bool]:
@@ -81,7 +90,7 @@ def plan_reach(arm: Arm, start_joints, target_position, target_rotation, target_
     s = minimum_jerk(times / duration)[0]
     positions = start.hand + s[:, None] * (target_position - start.hand)
     quats = quat_slerp(matrix_to_quat(start.hand_rotation), matrix_to_quat(target_rotation), s)
-    angles = start_angle + s * _wrapped(target_arm_angle - start_angle)
+    angles = start_angle + s * wrap_angle(target_arm_angle - start_angle)
     joints = np.empty((times.size, 7))
     joints[0] = start_joints
     moved, dls = 0, 0
@@ -99,10 +108,6 @@ def plan_reach(arm: Arm, start_joints, target_position, target_rotation, target_
     if dls:
         notes.append(f"damped least squares used at {dls} of {times.size} samples")
     return ReachPlan(times, positions, quats, angles, joints, tuple(notes))
-
-
-def _wrapped(angle: float) -> float:
-    return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
 def _analytic_near(arm: Arm, position, rotation, angle: float):

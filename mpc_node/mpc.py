@@ -17,14 +17,26 @@ false primal infeasibility on feasible problems.
 QP (cost terms after Herdt et al. 2010, "Online walking motion generation with automatic
 footstep placement"): over the preview minimise
 
-    ½ Σ_k w_cop |z_k − z_ref,k|² + w_vel |ċ_{k+1} − v_ref,k+1|² + w_dcop |z_k − z_{k−1}|²,
-    ċ = ω(ξ − s)/2
+    ½ Σ_k w_cop |z_k − z_ref,k|² + w_vel |ċ_{k+1} − v_ref,k+1|² + w_dcop |z_k − z_{k−1}|²
+          + w_lat (n_{k+1}·(c_{k+1} − b_{k+1}))²,        ċ = ω(ξ − s)/2, c = (ξ + s)/2
 
-subject to the dynamics (equalities, kept *sparse*: states and CoPs are all decision variables),
+with b the planner's body path and n its sideways unit normal. The footholds are fixed (the
+planner places them astride b); the CoP reference alone re-centres a CoM that strayed sideways,
+but slowly, and in closed loop the whole-body controller's small tracking errors, re-planned
+from every tick, added up to a sideways drift of 3–5 cm over a 10 s walk (measured, bouncy
+style) — until the CoP saturated at a sole edge and the robot fell. The last term re-centres
+faster (``test_mpc``: the offset over the next second at least halved).
+
+Subject to the dynamics (equalities, kept *sparse*: states and CoPs are all decision variables),
 x_0 = the measured CoM state, and z_k inside the support polygon of the planned contacts at the
 middle of its step (:mod:`mpc_node.support`; the hull of both soles in double support). CoM and
 CoP are optimized jointly. With the CoP as input (rather than the CoM jerk) every row is well
 scaled, which OSQP needs. Frames: world, metres.
+
+The pendulum may bob (a style's pelvis-height curve): step k runs with its own
+ω_k² = (g + z̈_k)/h_k (:mod:`biped_common.com_plan`), node k's components are taken with ω_k, and
+the recursions re-express them at each node (see :meth:`ComMpc._equality_values`); with constant
+ω they are the pair above.
 
 The QP is set up once and updated in place each solve (OSQP warm start); a failed solve keeps
 the previous plan, which continues in time (``MpcResult.ok`` is False and the reason is in
@@ -41,7 +53,7 @@ import osqp
 from scipy import sparse
 
 from biped_common.config import bounded
-from biped_common.com_plan import GRAVITY_M_S2, ComPlan
+from biped_common.com_plan import GRAVITY_M_S2, ComPlan, pendulum_omega
 from biped_common.robot_model import FootGeometry
 from mpc_node.support import MAX_EDGES, SupportSchedule, support_polygons
 
@@ -66,13 +78,14 @@ class MpcConfig:
     weight_cop: float = bounded(0.0, 1e6, "", "CoP tracking weight [1/m²]")
     weight_velocity: float = bounded(0.0, 1e6, "", "CoM velocity tracking weight [s²/m²]")
     weight_cop_rate: float = bounded(1e-9, 1e6, "", "CoP step-to-step change weight [1/m²]")
+    weight_lateral: float = bounded(0.0, 1e6, "", "CoM lateral offset from the body path weight [1/m²]")
     support_margin_m: float = bounded(0.0, 0.05, "m", "sole rectangle shrink")
 
     @classmethod
     def default(cls, com_height_m: float) -> "MpcConfig":
         """2 s preview at 50 ms steps (≈4 steps of a 1 s cycle)."""
         return cls(dt_s=0.05, steps=40, com_height_m=com_height_m, weight_cop=1.0,
-                   weight_velocity=0.1, weight_cop_rate=0.5, support_margin_m=0.015)
+                   weight_velocity=0.1, weight_cop_rate=0.5, weight_lateral=5.0, support_margin_m=0.015)
 
     @property
     def omega_per_s(self) -> float:
@@ -113,11 +126,31 @@ def to_components(com_state: np.ndarray, omega: float) -> np.ndarray:
     return np.array([xi[0], s[0], xi[1], s[1]])
 
 
-def from_components(components: np.ndarray, omega: float) -> np.ndarray:
-    """(…, 4) (ξx, sx, ξy, sy) → (…, 4) (cx, ċx, cy, ċy)."""
+def from_components(components: np.ndarray, omega) -> np.ndarray:
+    """(…, 4) (ξx, sx, ξy, sy) → (…, 4) (cx, ċx, cy, ċy); ``omega`` a scalar or (…, 1) per row."""
     xi, s = components[..., [0, 2]], components[..., [1, 3]]
     c, v = (xi + s) / 2, omega * (xi - s) / 2
     return np.stack([c[..., 0], v[..., 0], c[..., 1], v[..., 1]], axis=-1)
+
+
+class SparsePattern:
+    """A fixed sparsity pattern given as (row, col) triplets: CSC matrices and data arrays for
+    any triplet values, zeros kept as structural entries (OSQP updates data in place, so the
+    pattern must never change)."""
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]):
+        marker = sparse.csc_matrix((np.arange(1.0, rows.size + 1), (rows, cols)), shape=shape)
+        if marker.nnz != rows.size:
+            raise ValueError("duplicate entries in a sparsity pattern")
+        self.shape, self.indices, self.indptr = shape, marker.indices, marker.indptr
+        self._source = (marker.data - 1).astype(int)  # per CSC position, its triplet
+
+    def data(self, values: np.ndarray) -> np.ndarray:
+        """Triplet-ordered values → CSC data order."""
+        return values[self._source]
+
+    def matrix(self, values: np.ndarray) -> sparse.csc_matrix:
+        return sparse.csc_matrix((self.data(values), self.indices, self.indptr), shape=self.shape)
 
 
 class ComMpc:
@@ -129,84 +162,122 @@ class ComMpc:
         n = config.steps
         self._nx = NX * (n + 1)
         self._nvar = self._nx + NU * n
-        self._decay = float(np.exp(-config.omega_per_s * config.dt_s))
-        self._eq = self._equality_matrix()
-        self._n_eq = self._eq.shape[0]
-        # CoP rows: for step k and edge e, a·z_k ≤ b.
-        rows = np.repeat(np.arange(n * MAX_EDGES), 2)
-        cols = np.concatenate([[self._nx + NU * k, self._nx + NU * k + 1] * MAX_EDGES for k in range(n)])
-        self._cop_rows, self._cop_cols = rows, cols
+        # Every matrix entry OSQP will see, as triplets in a fixed order; the CSC data is the
+        # triplet values permuted once (``_source``), so values that change per solve (the
+        # pendulum's ω per step, the support polygons' normals) update in place — zeros included.
+        eq_rows, eq_cols, self._eq_blocks = self._equality_pattern()
+        self._n_eq = int(eq_rows.max()) + 1
+        cop_rows = self._n_eq + np.repeat(np.arange(n * MAX_EDGES), 2)
+        cop_cols = np.concatenate([[self._nx + NU * k, self._nx + NU * k + 1] * MAX_EDGES for k in range(n)])
+        self._a_pattern = SparsePattern(np.concatenate([eq_rows, cop_rows]), np.concatenate([eq_cols, cop_cols]),
+                                        (self._n_eq + n * MAX_EDGES, self._nvar))
+        p_rows, p_cols, self._p_base = self._cost_pattern()
+        self._p_pattern = SparsePattern(p_rows, p_cols, (self._nvar, self._nvar))
+        nominal = np.full(n + 1, config.omega_per_s)
         self._solver = osqp.OSQP()
         lower = np.concatenate([np.zeros(self._n_eq), -np.inf * np.ones(n * MAX_EDGES)])
         upper = np.concatenate([np.zeros(self._n_eq), np.ones(n * MAX_EDGES)])
-        constraints = sparse.vstack([self._eq, self._cop_matrix(np.ones((n, MAX_EDGES, 2)))], format="csc")
-        # Where each CoP coefficient lands in the constraint matrix's CSC data (OSQP updates it in
-        # place): mark the entries (equality rows negative, CoP entries by their index) and read
-        # the order back once.
-        eq_marker = sparse.csc_matrix((-np.arange(1.0, self._eq.nnz + 1), self._eq.indices, self._eq.indptr),
-                                      shape=self._eq.shape)
-        cop_marker = sparse.csc_matrix((np.arange(1.0, rows.size + 1), (rows, cols)),
-                                       shape=(n * MAX_EDGES, self._nvar))
-        order = sparse.vstack([eq_marker, cop_marker], format="csc").data
-        self._ax = np.where(order < 0, self._eq.data[(-order - 1).astype(int).clip(0)], 0.0)
-        self._cop_positions = np.flatnonzero(order > 0)
-        self._cop_sources = (order[self._cop_positions] - 1).astype(int)
-        self._solver.setup(self._cost_matrix(), np.zeros(self._nvar), constraints, lower, upper, verbose=False, warm_starting=True, polishing=False,
-                           eps_abs=1e-6, eps_rel=1e-6, max_iter=4000)
+        # Set up with no zero value anywhere (a solver may prune explicit zeros from its copy);
+        # every solve then writes the exact values, zeros included, into the same pattern.
+        a_setup = self._constraint_values(nominal, np.ones((n, MAX_EDGES, 2)))
+        p_setup = self._cost_values(nominal, np.full((n, 2), np.sqrt(0.5)))
+        self._solver.setup(self._p_pattern.matrix(np.where(p_setup == 0.0, 1e-12, p_setup)), np.zeros(self._nvar),
+                           self._a_pattern.matrix(np.where(a_setup == 0.0, 1e-12, a_setup)), lower, upper,
+                           verbose=False, warm_starting=True, polishing=False, eps_abs=1e-6, eps_rel=1e-6,
+                           max_iter=4000)
         self._last: ComPlan | None = None
         self._hulls: dict = {}  # double-support polygons by corner positions (they recur)
 
     # -- construction --------------------------------------------------------------------------
-    def _cost_matrix(self) -> sparse.csc_matrix:
+    def _cost_pattern(self):
+        """Upper-triangle cost entries (rows, cols) and the constant part of their values: the
+        initial DCM's stiff diagonal, then per node 1..N its full 4×4 block of (ξx, sx, ξy, sy)
+        (filled per solve by :meth:`_cost_values`), then the CoPs' w_cop I + w_dcop DᵀD, D the
+        step-to-step difference (z_{−1}, the current CoP, enters the linear term)."""
         cfg, n = self.config, self.config.steps
-        # Velocity ċ = ω(ξ − s)/2 per axis: w_vel (ω/2)² [[1, −1], [−1, 1]].
-        half = cfg.omega_per_s / 2
-        per_axis = cfg.weight_velocity * half * half * np.array([[1.0, -1.0], [-1.0, 1.0]])
-        initial = np.diag([INITIAL_DCM_WEIGHT, 0.0, INITIAL_DCM_WEIGHT, 0.0])
-        states = sparse.block_diag([initial] + [np.kron(np.eye(2), per_axis)] * n)
-        # CoP: w_cop I + w_dcop DᵀD with D the step-to-step difference (z_{-1} is the current
-        # CoP, a linear term).
-        d = sparse.diags([np.ones(n), -np.ones(n - 1)], [0, -1])
-        cop_axis = cfg.weight_cop * sparse.eye(n) + cfg.weight_cop_rate * (d.T @ d)
-        cops = sparse.kron(cop_axis, sparse.eye(NU))
-        return sparse.triu(sparse.block_diag([states, cops]), format="csc")
+        rows, cols, vals = [0, 2], [0, 2], [INITIAL_DCM_WEIGHT] * 2
+        block_i, block_j = np.triu_indices(NX)
+        for k in range(1, n + 1):
+            rows += list(NX * k + block_i)
+            cols += list(NX * k + block_j)
+            vals += [0.0] * block_i.size
+        d = np.diag(np.ones(n)) - np.diag(np.ones(n - 1), -1)
+        cop_axis = cfg.weight_cop * np.eye(n) + cfg.weight_cop_rate * (d.T @ d)
+        for i, j in zip(*np.nonzero(np.triu(cop_axis))):
+            for axis in range(NU):
+                rows.append(self._nx + NU * i + axis)
+                cols.append(self._nx + NU * j + axis)
+                vals.append(cop_axis[i, j])
+        self._block_slice = slice(2, 2 + n * block_i.size)
+        return np.array(rows), np.array(cols), np.array(vals)
 
-    def _equality_matrix(self) -> sparse.csc_matrix:
-        """Rows: the initial components, then per step and axis the s and ξ recursions."""
-        n, a = self.config.steps, self._decay
-        rows, cols, vals = list(range(NX)), list(range(NX)), [1.0] * NX
+    def _node_blocks(self, node_omega: np.ndarray, lateral: np.ndarray) -> np.ndarray:
+        """Per node 1..N the (ξx, sx, ξy, sy) cost block (N, 4, 4): velocity ċ = ω(ξ − s)/2 per
+        axis gives w_vel (ω/2)² [[1, −1], [−1, 1]]; the lateral offset from the body path
+        l = n·c − n·b, c = (ξ + s)/2, gives w_lat g gᵀ / 4 with g = (n_x, n_x, n_y, n_y)
+        (``lateral`` (N, 2) the unit normals n, zero when there is no body path)."""
+        cfg = self.config
+        per_axis = np.array([[1.0, -1.0], [-1.0, 1.0]])
+        velocity = cfg.weight_velocity * (node_omega[1:, None, None] / 2) ** 2 * np.kron(np.eye(2), per_axis)
+        g = np.repeat(lateral, 2, axis=1)
+        return velocity + cfg.weight_lateral / 4 * g[:, :, None] * g[:, None, :]
+
+    def _cost_values(self, node_omega: np.ndarray, lateral: np.ndarray) -> np.ndarray:
+        values = self._p_base.copy()
+        block_i, block_j = np.triu_indices(NX)
+        values[self._block_slice] = self._node_blocks(node_omega, lateral)[:, block_i, block_j].ravel()
+        return values
+
+    def _equality_pattern(self):
+        """Rows and cols of the equalities: the initial components, then per step and axis the s
+        and ξ recursions; and the index blocks :meth:`_equality_values` fills."""
+        n = self.config.steps
+        rows, cols = list(range(NX)), list(range(NX))
         r = NX
         for k in range(n):
             for axis in range(2):
                 xi_k, s_k = NX * k + 2 * axis, NX * k + 2 * axis + 1
                 xi_next, s_next = xi_k + NX, s_k + NX
                 z = self._nx + NU * k + axis
-                # s_{k+1} − a s_k − (1 − a) z_k = 0
-                rows += [r, r, r]
-                cols += [s_next, s_k, z]
-                vals += [1.0, -a, -(1.0 - a)]
-                # ξ_k − a ξ_{k+1} − (1 − a) z_k = 0
-                rows += [r + 1, r + 1, r + 1]
-                cols += [xi_k, xi_next, z]
-                vals += [1.0, -a, -(1.0 - a)]
+                rows += [r] * 4 + [r + 1] * 4
+                cols += [xi_next, s_next, s_k, z, xi_k, xi_next, s_next, z]
                 r += 2
-        return sparse.csc_matrix((vals, (rows, cols)), shape=(r, self._nvar))
+        return np.array(rows), np.array(cols), n
 
-    def _cop_matrix(self, normals: np.ndarray) -> sparse.csc_matrix:
-        """CoP constraint rows for outward normals (N, MAX_EDGES, 2); structural entries kept
-        even when a normal component is zero, so the pattern never changes."""
-        data = normals.reshape(-1)
-        data = np.where(data == 0.0, 1e-12, data)  # a negligible tilt keeps the entry structural
-        shape = (self.config.steps * MAX_EDGES, self._nvar)
-        return sparse.csc_matrix((data, (self._cop_rows, self._cop_cols)), shape=shape)
+    def _equality_values(self, omega: np.ndarray) -> np.ndarray:
+        """Values of the equality entries for per-node ω (N+1,): node k's components are taken
+        with ω_k, step k runs with ω_k (a_k = e^{−ω_k dt}), and at node k+1 the components are
+        re-expressed with ω_{k+1} (r = ω_k/ω_{k+1}; c and ċ unchanged):
+
+            ξ⁺ = ((1 + 1/r) ξ_{k+1} + (1 − 1/r) s_{k+1}) / 2,   s⁺ likewise with the roles swapped
+            s⁺ − a_k s_k − (1 − a_k) z_k = 0,   ξ_k − a_k ξ⁺ − (1 − a_k) z_k = 0
+
+        With constant ω this is the contraction pair of the module doc."""
+        n = self.config.steps
+        a = np.exp(-omega[:n] * self.config.dt_s)
+        inv_r = omega[1:] / omega[:n]
+        plus, minus = (1 + inv_r) / 2, (1 - inv_r) / 2
+        per_step = np.stack([minus, plus, -a, -(1 - a), np.ones(n), -a * plus, -a * minus, -(1 - a)], axis=1)
+        return np.concatenate([np.ones(NX), np.repeat(per_step, 2, axis=0).ravel()])
+
+    def _constraint_values(self, node_omega: np.ndarray, normals: np.ndarray) -> np.ndarray:
+        """Equality entries, then the CoP rows' outward normals (N, MAX_EDGES, 2), in triplet order."""
+        return np.concatenate([self._equality_values(node_omega), normals.reshape(-1)])
 
     # -- solve ---------------------------------------------------------------------------------
     def solve(self, now_s: float, com_state: np.ndarray, current_cop: np.ndarray,
-              schedule: SupportSchedule, velocity_reference: np.ndarray) -> MpcResult:
+              schedule: SupportSchedule, velocity_reference: np.ndarray,
+              com_height_m: np.ndarray | None = None, com_vertical_accel_m_s2: np.ndarray | None = None,
+              body_path: np.ndarray | None = None) -> MpcResult:
         """Plan from the CoM state (cx, ċx, cy, ċy) [m, m/s] and CoP (2,) [m] at ``now_s`` [s].
         ``schedule`` holds times relative to now; each MPC step takes the contacts at the latest
         schedule time ≤ its middle. ``velocity_reference`` is (len(schedule), 2): the world-frame
-        CoM velocity [m/s] wanted at the schedule's times. Non-finite input → ValueError."""
+        CoM velocity [m/s] wanted at the schedule's times. ``com_height_m`` and
+        ``com_vertical_accel_m_s2`` (one value per MPC step, or None: the configured height, no
+        vertical motion) set each step's ω² = (g + z̈)/h. ``body_path`` (len(schedule), 3): the
+        planner's body pose (x, y, yaw) [m, rad] at the schedule's times — the path its footholds
+        straddle — from which the CoM's sideways offset is penalized (None: no such term).
+        Non-finite input, or a step whose g + z̈ is not positive → ValueError."""
         cfg, n = self.config, self.config.steps
         com_state = np.asarray(com_state, dtype=float)
         current_cop = np.asarray(current_cop, dtype=float)
@@ -217,6 +288,13 @@ class ComMpc:
         velocity_reference = np.asarray(velocity_reference, dtype=float)
         if velocity_reference.shape != (schedule.times_s.size, 2) or not np.all(np.isfinite(velocity_reference)):
             raise ValueError("velocity reference must be finite with one row per schedule time")
+        height = cfg.com_height_m if com_height_m is None else com_height_m
+        accel = 0.0 if com_vertical_accel_m_s2 is None else com_vertical_accel_m_s2
+        try:
+            step_omega = np.broadcast_to(pendulum_omega(height, accel), (n,))
+        except ValueError as error:
+            raise ValueError(f"pendulum per step: {error}") from error
+        node_omega = np.append(step_omega, step_omega[-1])  # node k's components use ω_k
         middles = cfg.dt_s * (np.arange(n) + 0.5)
         index = np.clip(np.searchsorted(schedule.times_s, middles, side="right") - 1, 0, schedule.times_s.size - 1)
         sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
@@ -229,13 +307,24 @@ class ComMpc:
             centres = np.tile(_project_into(com_state[[0, 2]], normals[0], offsets[0], centres[0]), (n, 1))
         ends = cfg.dt_s * np.arange(1, n + 1)
         v_ref = np.stack([np.interp(ends, schedule.times_s, velocity_reference[:, i]) for i in range(2)], axis=1)
+        lateral, lateral_target = np.zeros((n, 2)), np.zeros(n)
+        if body_path is not None:
+            body_path = np.asarray(body_path, dtype=float)
+            if body_path.shape != (schedule.times_s.size, 3) or not np.all(np.isfinite(body_path)):
+                raise ValueError("body path must be finite (x, y, yaw) with one row per schedule time")
+            yaw = np.interp(ends, schedule.times_s, np.unwrap(body_path[:, 2]))
+            lateral = np.column_stack([-np.sin(yaw), np.cos(yaw)])
+            lateral_target = (lateral[:, 0] * np.interp(ends, schedule.times_s, body_path[:, 0])
+                              + lateral[:, 1] * np.interp(ends, schedule.times_s, body_path[:, 1]))
 
         q = np.zeros(self._nvar)
         states = q[NX:self._nx].reshape(n, 2, 2)  # (step, axis, [ξ, s])
-        half = cfg.omega_per_s / 2
+        half = node_omega[1:, None] / 2
         states[:, :, 0] = -cfg.weight_velocity * half * v_ref
         states[:, :, 1] = cfg.weight_velocity * half * v_ref
-        initial = to_components(com_state, cfg.omega_per_s)
+        # Lateral offset w_lat (n·c − n·b)², c = (ξ + s)/2: linear part −w_lat (n·b) g/2.
+        states -= (cfg.weight_lateral / 2 * lateral_target)[:, None, None] * lateral[:, :, None]
+        initial = to_components(com_state, node_omega[0])
         cops = q[self._nx:].reshape(n, 2)
         cops[:] = -cfg.weight_cop * centres
         cops[0] -= cfg.weight_cop_rate * current_cop
@@ -244,18 +333,18 @@ class ComMpc:
         lower = np.concatenate([np.where(free, -np.inf, initial), np.zeros(self._n_eq - NX),
                                 -np.inf * np.ones(n * MAX_EDGES)])
         upper = np.concatenate([np.where(free, np.inf, initial), np.zeros(self._n_eq - NX), offsets.ravel()])
-        data = normals.reshape(-1)
-        ax = self._ax.copy()
-        ax[self._cop_positions] = np.where(data == 0.0, 1e-12, data)[self._cop_sources]
+        ax = self._a_pattern.data(self._constraint_values(node_omega, normals))
+        px = self._p_pattern.data(self._cost_values(node_omega, lateral))
         start = time.perf_counter()
-        self._solver.update(q=q, l=lower, u=upper, Ax=ax)
+        self._solver.update(q=q, l=lower, u=upper, Px=px, Ax=ax)
         result = self._solver.solve(raise_error=False)
         elapsed = time.perf_counter() - start
         x = result.x
         ok = result.info.status_val in (1, 2) and x is not None and bool(np.all(np.isfinite(x)))
         if ok:
-            states = from_components(x[:self._nx].reshape(n + 1, NX), cfg.omega_per_s)
-            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU), cfg.omega_per_s)
+            states = from_components(x[:self._nx].reshape(n + 1, NX), node_omega[:, None])
+            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU),
+                           np.broadcast_to(height, (n,)), np.broadcast_to(accel, (n,)))
             self._last = plan
         else:
             plan = self._fallback_plan(now_s, com_state)
@@ -270,4 +359,4 @@ class ComMpc:
         still = com_state.copy()
         still[[1, 3]] = 0.0
         return ComPlan(now_s, self.config.dt_s, np.tile(still, (n + 1, 1)), np.tile(still[[0, 2]], (n, 1)),
-                       self.config.omega_per_s)
+                       self.config.com_height_m)

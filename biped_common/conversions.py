@@ -31,11 +31,9 @@ a ROS graph. Encodings (also listed in the README's topic table):
   ``trajectory_msgs/JointTrajectory`` of the upper-body joint angles [rad], same times.
 - CoM plan (``/mpc/com_plan``): ``trajectory_msgs/MultiDOFJointTrajectory``, ``joint_names`` =
   [com, cop], ``header.stamp`` = the plan's start (sim time), one point per MPC step k at
-  ``time_from_start`` = k·dt: ``com`` transform translation = (c_x, c_y, h_k) [m] (h_k the CoM
-  height over step k), its velocity linear = (ċ_x, ċ_y, 0) [m/s], its acceleration linear =
-  (0, 0, z̈_k) [m/s²] (the CoM's vertical acceleration over step k: the pendulum's
-  ω_k² = (g + z̈_k)/h_k; absent means 0); ``cop`` translation = (z_x, z_y, 0) [m], the CoP held
-  from step k to k+1 (the last point repeats the last step's CoP, height and acceleration).
+  ``time_from_start`` = k·dt: ``com`` transform translation = (c_x, c_y, h) [m] (h the pendulum
+  height), its velocity linear = (ċ_x, ċ_y, 0) [m/s]; ``cop`` translation = (z_x, z_y, 0) [m],
+  the CoP held from step k to k+1 (the last point repeats the last CoP).
 - Muscle activations (``/muscles/activations``): ``sensor_msgs/JointState`` with ``name`` = the
   muscles (the model's actuator names) and ``position`` = activation ∈ [0, 1] (dimensionless);
   velocity and effort empty. Joint torque setpoints for the allocator
@@ -69,7 +67,7 @@ from geometry_msgs.msg import Vector3
 from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
                                  MultiDOFJointTrajectoryPoint)
 
-from biped_common.com_plan import ComPlan
+from biped_common.com_plan import GRAVITY_M_S2, ComPlan
 from biped_common.errors import CommandError
 from biped_common.joint_trajectory import TimedJointTrajectory
 from biped_common.rotations import quat_normalize, quat_to_matrix, quats_yaw
@@ -432,18 +430,16 @@ def com_plan_message(plan: ComPlan) -> MultiDOFJointTrajectory:
     msg = MultiDOFJointTrajectory()
     msg.header.stamp, msg.header.frame_id = seconds_to_stamp(plan.start_s), WORLD_FRAME
     msg.joint_names = list(COM_PLAN_FRAMES)
+    height = plan.com_height_m
     states, cop = plan.states.tolist(), plan.cop.tolist()
-    heights, accels = plan.com_height_m.tolist(), plan.com_vertical_accel_m_s2.tolist()
     for k, (cx, vx, cy, vy) in enumerate(states):
-        step = min(k, len(cop) - 1)  # the last state carries the last step's values
-        zx, zy = cop[step]
-        com = Transform(translation=Vector3(x=cx, y=cy, z=heights[step]))
+        zx, zy = cop[min(k, len(cop) - 1)]
+        com = Transform(translation=Vector3(x=cx, y=cy, z=height))
         com.rotation.w = 1.0
         point = Transform(translation=Vector3(x=zx, y=zy, z=0.0))
         point.rotation.w = 1.0
         msg.points.append(MultiDOFJointTrajectoryPoint(
             transforms=[com, point], velocities=[Twist(linear=Vector3(x=vx, y=vy)), Twist()],
-            accelerations=[Twist(linear=Vector3(z=accels[step])), Twist()],
             time_from_start=_duration(k * plan.dt_s)))
     return msg
 
@@ -456,18 +452,18 @@ def com_plan_from_message(msg: MultiDOFJointTrajectory) -> ComPlan:
     dt = float(times[1] - times[0])
     if dt <= 0 or not np.allclose(np.diff(times), dt, atol=1e-6):
         raise ValueError("CoM plan points are not evenly spaced")
-    states, cop, heights, accels = [], [], [], []
+    states, cop = [], []
     for p in msg.points:
         if len(p.transforms) != 2 or len(p.velocities) < 1:
             raise ValueError("CoM plan point needs com and cop transforms and the com velocity")
         c, z, v = p.transforms[0].translation, p.transforms[1].translation, p.velocities[0].linear
         states.append((c.x, v.x, c.y, v.y))
         cop.append((z.x, z.y))
-        heights.append(c.z)
-        accels.append(p.accelerations[0].linear.z if p.accelerations else 0.0)
-    # ComPlan checks h > 0 and g + z̈ > 0 (ValueError otherwise).
+    height = msg.points[0].transforms[0].translation.z
+    if not (np.isfinite(height) and height > 0):
+        raise ValueError(f"CoM plan height must be positive, got {height}")
     return ComPlan(stamp_to_seconds(msg.header.stamp), dt, np.array(states), np.array(cop[:-1]),
-                   np.array(heights[:-1]), np.array(accels[:-1]))
+                   math.sqrt(GRAVITY_M_S2 / height))
 
 
 def muscle_activations_message(stamp_s: float, muscle_names: Sequence[str], activations) -> JointState:

@@ -33,11 +33,6 @@ middle of its step (:mod:`mpc_node.support`; the hull of both soles in double su
 CoP are optimized jointly. With the CoP as input (rather than the CoM jerk) every row is well
 scaled, which OSQP needs. Frames: world, metres.
 
-The pendulum may bob (a style's pelvis-height curve): step k runs with its own
-ω_k² = (g + z̈_k)/h_k (:mod:`biped_common.com_plan`), node k's components are taken with ω_k, and
-the recursions re-express them at each node (see :meth:`ComMpc._equality_values`); with constant
-ω they are the pair above.
-
 The QP is set up once and updated in place each solve (OSQP warm start); a failed solve keeps
 the previous plan, which continues in time (``MpcResult.ok`` is False and the reason is in
 ``status``): the caller logs it.
@@ -53,7 +48,7 @@ import osqp
 from scipy import sparse
 
 from biped_common.config import bounded
-from biped_common.com_plan import GRAVITY_M_S2, ComPlan, pendulum_omega
+from biped_common.com_plan import GRAVITY_M_S2, ComPlan
 from biped_common.robot_model import FootGeometry
 from mpc_node.support import MAX_EDGES, SupportSchedule, support_polygons
 
@@ -126,8 +121,8 @@ def to_components(com_state: np.ndarray, omega: float) -> np.ndarray:
     return np.array([xi[0], s[0], xi[1], s[1]])
 
 
-def from_components(components: np.ndarray, omega) -> np.ndarray:
-    """(…, 4) (ξx, sx, ξy, sy) → (…, 4) (cx, ċx, cy, ċy); ``omega`` a scalar or (…, 1) per row."""
+def from_components(components: np.ndarray, omega: float) -> np.ndarray:
+    """(…, 4) (ξx, sx, ξy, sy) → (…, 4) (cx, ċx, cy, ċy)."""
     xi, s = components[..., [0, 2]], components[..., [1, 3]]
     c, v = (xi + s) / 2, omega * (xi - s) / 2
     return np.stack([c[..., 0], v[..., 0], c[..., 1], v[..., 1]], axis=-1)
@@ -162,10 +157,10 @@ class ComMpc:
         n = config.steps
         self._nx = NX * (n + 1)
         self._nvar = self._nx + NU * n
-        # Every matrix entry OSQP will see, as triplets in a fixed order; the CSC data is the
-        # triplet values permuted once (``_source``), so values that change per solve (the
-        # pendulum's ω per step, the support polygons' normals) update in place — zeros included.
-        eq_rows, eq_cols, self._eq_blocks = self._equality_pattern()
+        # Every matrix entry OSQP will see, as triplets in a fixed order (:class:`SparsePattern`),
+        # so the values that change per solve (the support polygons' normals, the body path's
+        # sideways direction) update in place — zeros included.
+        eq_rows, eq_cols, self._eq_values = self._equality_entries()
         self._n_eq = int(eq_rows.max()) + 1
         cop_rows = self._n_eq + np.repeat(np.arange(n * MAX_EDGES), 2)
         cop_cols = np.concatenate([[self._nx + NU * k, self._nx + NU * k + 1] * MAX_EDGES for k in range(n)])
@@ -173,14 +168,13 @@ class ComMpc:
                                         (self._n_eq + n * MAX_EDGES, self._nvar))
         p_rows, p_cols, self._p_base = self._cost_pattern()
         self._p_pattern = SparsePattern(p_rows, p_cols, (self._nvar, self._nvar))
-        nominal = np.full(n + 1, config.omega_per_s)
         self._solver = osqp.OSQP()
         lower = np.concatenate([np.zeros(self._n_eq), -np.inf * np.ones(n * MAX_EDGES)])
         upper = np.concatenate([np.zeros(self._n_eq), np.ones(n * MAX_EDGES)])
         # Set up with no zero value anywhere (a solver may prune explicit zeros from its copy);
         # every solve then writes the exact values, zeros included, into the same pattern.
-        a_setup = self._constraint_values(nominal, np.ones((n, MAX_EDGES, 2)))
-        p_setup = self._cost_values(nominal, np.full((n, 2), np.sqrt(0.5)))
+        a_setup = self._constraint_values(np.ones((n, MAX_EDGES, 2)))
+        p_setup = self._cost_values(np.full((n, 2), np.sqrt(0.5)))
         self._solver.setup(self._p_pattern.matrix(np.where(p_setup == 0.0, 1e-12, p_setup)), np.zeros(self._nvar),
                            self._a_pattern.matrix(np.where(a_setup == 0.0, 1e-12, a_setup)), lower, upper,
                            verbose=False, warm_starting=True, polishing=False, eps_abs=1e-6, eps_rel=1e-6,
@@ -211,73 +205,55 @@ class ComMpc:
         self._block_slice = slice(2, 2 + n * block_i.size)
         return np.array(rows), np.array(cols), np.array(vals)
 
-    def _node_blocks(self, node_omega: np.ndarray, lateral: np.ndarray) -> np.ndarray:
+    def _node_blocks(self, lateral: np.ndarray) -> np.ndarray:
         """Per node 1..N the (ξx, sx, ξy, sy) cost block (N, 4, 4): velocity ċ = ω(ξ − s)/2 per
         axis gives w_vel (ω/2)² [[1, −1], [−1, 1]]; the lateral offset from the body path
         l = n·c − n·b, c = (ξ + s)/2, gives w_lat g gᵀ / 4 with g = (n_x, n_x, n_y, n_y)
         (``lateral`` (N, 2) the unit normals n, zero when there is no body path)."""
         cfg = self.config
         per_axis = np.array([[1.0, -1.0], [-1.0, 1.0]])
-        velocity = cfg.weight_velocity * (node_omega[1:, None, None] / 2) ** 2 * np.kron(np.eye(2), per_axis)
+        velocity = cfg.weight_velocity * (cfg.omega_per_s / 2) ** 2 * np.kron(np.eye(2), per_axis)
         g = np.repeat(lateral, 2, axis=1)
         return velocity + cfg.weight_lateral / 4 * g[:, :, None] * g[:, None, :]
 
-    def _cost_values(self, node_omega: np.ndarray, lateral: np.ndarray) -> np.ndarray:
+    def _cost_values(self, lateral: np.ndarray) -> np.ndarray:
         values = self._p_base.copy()
         block_i, block_j = np.triu_indices(NX)
-        values[self._block_slice] = self._node_blocks(node_omega, lateral)[:, block_i, block_j].ravel()
+        values[self._block_slice] = self._node_blocks(lateral)[:, block_i, block_j].ravel()
         return values
 
-    def _equality_pattern(self):
-        """Rows and cols of the equalities: the initial components, then per step and axis the s
-        and ξ recursions; and the index blocks :meth:`_equality_values` fills."""
-        n = self.config.steps
-        rows, cols = list(range(NX)), list(range(NX))
+    def _equality_entries(self):
+        """Rows, cols and values of the equalities: the initial components, then per step and
+        axis the s and ξ recursions (a = e^{−ω dt})."""
+        n, a = self.config.steps, float(np.exp(-self.config.omega_per_s * self.config.dt_s))
+        rows, cols, vals = list(range(NX)), list(range(NX)), [1.0] * NX
         r = NX
         for k in range(n):
             for axis in range(2):
                 xi_k, s_k = NX * k + 2 * axis, NX * k + 2 * axis + 1
-                xi_next, s_next = xi_k + NX, s_k + NX
                 z = self._nx + NU * k + axis
-                rows += [r] * 4 + [r + 1] * 4
-                cols += [xi_next, s_next, s_k, z, xi_k, xi_next, s_next, z]
+                # s_{k+1} − a s_k − (1 − a) z_k = 0;  ξ_k − a ξ_{k+1} − (1 − a) z_k = 0
+                rows += [r] * 3 + [r + 1] * 3
+                cols += [s_k + NX, s_k, z, xi_k, xi_k + NX, z]
+                vals += [1.0, -a, -(1.0 - a), 1.0, -a, -(1.0 - a)]
                 r += 2
-        return np.array(rows), np.array(cols), n
+        return np.array(rows), np.array(cols), np.array(vals)
 
-    def _equality_values(self, omega: np.ndarray) -> np.ndarray:
-        """Values of the equality entries for per-node ω (N+1,): node k's components are taken
-        with ω_k, step k runs with ω_k (a_k = e^{−ω_k dt}), and at node k+1 the components are
-        re-expressed with ω_{k+1} (r = ω_k/ω_{k+1}; c and ċ unchanged):
-
-            ξ⁺ = ((1 + 1/r) ξ_{k+1} + (1 − 1/r) s_{k+1}) / 2,   s⁺ likewise with the roles swapped
-            s⁺ − a_k s_k − (1 − a_k) z_k = 0,   ξ_k − a_k ξ⁺ − (1 − a_k) z_k = 0
-
-        With constant ω this is the contraction pair of the module doc."""
-        n = self.config.steps
-        a = np.exp(-omega[:n] * self.config.dt_s)
-        inv_r = omega[1:] / omega[:n]
-        plus, minus = (1 + inv_r) / 2, (1 - inv_r) / 2
-        per_step = np.stack([minus, plus, -a, -(1 - a), np.ones(n), -a * plus, -a * minus, -(1 - a)], axis=1)
-        return np.concatenate([np.ones(NX), np.repeat(per_step, 2, axis=0).ravel()])
-
-    def _constraint_values(self, node_omega: np.ndarray, normals: np.ndarray) -> np.ndarray:
+    def _constraint_values(self, normals: np.ndarray) -> np.ndarray:
         """Equality entries, then the CoP rows' outward normals (N, MAX_EDGES, 2), in triplet order."""
-        return np.concatenate([self._equality_values(node_omega), normals.reshape(-1)])
+        return np.concatenate([self._eq_values, normals.reshape(-1)])
 
     # -- solve ---------------------------------------------------------------------------------
     def solve(self, now_s: float, com_state: np.ndarray, current_cop: np.ndarray,
               schedule: SupportSchedule, velocity_reference: np.ndarray,
-              com_height_m: np.ndarray | None = None, com_vertical_accel_m_s2: np.ndarray | None = None,
               body_path: np.ndarray | None = None) -> MpcResult:
         """Plan from the CoM state (cx, ċx, cy, ċy) [m, m/s] and CoP (2,) [m] at ``now_s`` [s].
         ``schedule`` holds times relative to now; each MPC step takes the contacts at the latest
         schedule time ≤ its middle. ``velocity_reference`` is (len(schedule), 2): the world-frame
-        CoM velocity [m/s] wanted at the schedule's times. ``com_height_m`` and
-        ``com_vertical_accel_m_s2`` (one value per MPC step, or None: the configured height, no
-        vertical motion) set each step's ω² = (g + z̈)/h. ``body_path`` (len(schedule), 3): the
+        CoM velocity [m/s] wanted at the schedule's times. ``body_path`` (len(schedule), 3): the
         planner's body pose (x, y, yaw) [m, rad] at the schedule's times — the path its footholds
         straddle — from which the CoM's sideways offset is penalized (None: no such term).
-        Non-finite input, or a step whose g + z̈ is not positive → ValueError."""
+        Non-finite input → ValueError."""
         cfg, n = self.config, self.config.steps
         com_state = np.asarray(com_state, dtype=float)
         current_cop = np.asarray(current_cop, dtype=float)
@@ -288,13 +264,6 @@ class ComMpc:
         velocity_reference = np.asarray(velocity_reference, dtype=float)
         if velocity_reference.shape != (schedule.times_s.size, 2) or not np.all(np.isfinite(velocity_reference)):
             raise ValueError("velocity reference must be finite with one row per schedule time")
-        height = cfg.com_height_m if com_height_m is None else com_height_m
-        accel = 0.0 if com_vertical_accel_m_s2 is None else com_vertical_accel_m_s2
-        try:
-            step_omega = np.broadcast_to(pendulum_omega(height, accel), (n,))
-        except ValueError as error:
-            raise ValueError(f"pendulum per step: {error}") from error
-        node_omega = np.append(step_omega, step_omega[-1])  # node k's components use ω_k
         middles = cfg.dt_s * (np.arange(n) + 0.5)
         index = np.clip(np.searchsorted(schedule.times_s, middles, side="right") - 1, 0, schedule.times_s.size - 1)
         sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
@@ -319,12 +288,12 @@ class ComMpc:
 
         q = np.zeros(self._nvar)
         states = q[NX:self._nx].reshape(n, 2, 2)  # (step, axis, [ξ, s])
-        half = node_omega[1:, None] / 2
+        half = cfg.omega_per_s / 2
         states[:, :, 0] = -cfg.weight_velocity * half * v_ref
         states[:, :, 1] = cfg.weight_velocity * half * v_ref
         # Lateral offset w_lat (n·c − n·b)², c = (ξ + s)/2: linear part −w_lat (n·b) g/2.
         states -= (cfg.weight_lateral / 2 * lateral_target)[:, None, None] * lateral[:, :, None]
-        initial = to_components(com_state, node_omega[0])
+        initial = to_components(com_state, cfg.omega_per_s)
         cops = q[self._nx:].reshape(n, 2)
         cops[:] = -cfg.weight_cop * centres
         cops[0] -= cfg.weight_cop_rate * current_cop
@@ -333,8 +302,8 @@ class ComMpc:
         lower = np.concatenate([np.where(free, -np.inf, initial), np.zeros(self._n_eq - NX),
                                 -np.inf * np.ones(n * MAX_EDGES)])
         upper = np.concatenate([np.where(free, np.inf, initial), np.zeros(self._n_eq - NX), offsets.ravel()])
-        ax = self._a_pattern.data(self._constraint_values(node_omega, normals))
-        px = self._p_pattern.data(self._cost_values(node_omega, lateral))
+        ax = self._a_pattern.data(self._constraint_values(normals))
+        px = self._p_pattern.data(self._cost_values(lateral))
         start = time.perf_counter()
         self._solver.update(q=q, l=lower, u=upper, Px=px, Ax=ax)
         result = self._solver.solve(raise_error=False)
@@ -342,9 +311,8 @@ class ComMpc:
         x = result.x
         ok = result.info.status_val in (1, 2) and x is not None and bool(np.all(np.isfinite(x)))
         if ok:
-            states = from_components(x[:self._nx].reshape(n + 1, NX), node_omega[:, None])
-            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU),
-                           np.broadcast_to(height, (n,)), np.broadcast_to(accel, (n,)))
+            states = from_components(x[:self._nx].reshape(n + 1, NX), cfg.omega_per_s)
+            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU), cfg.omega_per_s)
             self._last = plan
         else:
             plan = self._fallback_plan(now_s, com_state)
@@ -359,4 +327,4 @@ class ComMpc:
         still = com_state.copy()
         still[[1, 3]] = 0.0
         return ComPlan(now_s, self.config.dt_s, np.tile(still, (n + 1, 1)), np.tile(still[[0, 2]], (n, 1)),
-                       self.config.com_height_m)
+                       self.config.omega_per_s)

@@ -2,9 +2,8 @@
 
 The node (:mod:`mpc_node.node`) and the in-process stack (:mod:`biped_stack.walking`) both run
 this at 125 Hz. It computes the CoM from the full configuration (Pinocchio), resamples the
-reference's contacts and pelvis height (the pendulum's height and vertical acceleration per
-step: a bobbing style changes how hard gravity pulls the CoM sideways), and keeps the previous
-plan — logged — when the reference is not finite or OSQP fails.
+reference's contacts, and keeps the previous plan — logged — when the reference is not finite or
+OSQP fails.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import pinocchio as pin
 from biped_common.com_plan import ComPlan
 from biped_common.robot_model import FootGeometry, RobotModel, mujoco_to_pinocchio_q
 from mpc_node.mpc import ComMpc, MpcConfig, MpcResult
-from mpc_node.schedule import pendulum_profile, support_schedule, velocity_reference
+from mpc_node.schedule import support_schedule, velocity_reference
 
 
 def standing_com_height_m(robot: RobotModel) -> float:
@@ -54,13 +53,9 @@ class ComPlanner:
             return self.plan
         com, vcom = self.com_state(q, v)
         cop = self.plan.cop_at(now_s) if self.plan is not None else com[:2]
-        cfg = self.mpc.config
-        heights, accels = pendulum_profile(arrays, cfg.dt_s, cfg.steps, cfg.com_height_m,
-                                           self.robot.nominal_pelvis_height_m)
         try:
             result = self.mpc.solve(now_s, np.array([com[0], vcom[0], com[1], vcom[1]]), cop,
-                                    support_schedule(arrays), velocity_reference(arrays), heights, accels,
-                                    arrays["body"])
+                                    support_schedule(arrays), velocity_reference(arrays), arrays["body"])
         except ValueError as error:
             self._log(f"MPC: reference rejected ({error}): continuing the previous plan")
             return self.plan

@@ -10,7 +10,7 @@ from biped_common.robot_model import load_robot
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, reference_arrays
 from gait_planner_node.style import load_style
 from mpc_node.mpc import ComMpc, MpcConfig
-from mpc_node.schedule import MIN_LOAD_FRACTION, pendulum_profile, support_schedule, velocity_reference
+from mpc_node.schedule import support_schedule, velocity_reference
 from mpc_node.support import SupportSchedule, support_polygons
 
 CONFIG = PlannerConfig.for_robot(load_robot("humanoid"))
@@ -74,37 +74,6 @@ def test_plan_obeys_the_pendulum_and_starts_at_the_measured_state():
         np.testing.assert_allclose(before[1], after[1], atol=1e-6)
 
 
-def test_a_bobbing_pendulum_obeys_each_steps_omega_and_stays_continuous():
-    """Bouncy's pelvis dips load and unload the legs: each MPC step has its own ω² = (g + z̈)/h.
-    Within a step the plan is that pendulum exactly; c and ċ are continuous across steps."""
-    arrays, _ = walking_inputs("bouncy", (0.3, 0.0, 0.0))
-    cfg = MpcConfig.default(COM_HEIGHT_M)
-    heights, accels = pendulum_profile(arrays, cfg.dt_s, cfg.steps, COM_HEIGHT_M, CONFIG.nominal_pelvis_height_m)
-    assert np.ptp(accels) > 5.0  # the style really bobs (m/s²)
-    mpc = ComMpc(cfg, CONFIG.foot)
-    schedule = support_schedule(arrays)
-    body = arrays["body"][0]
-    state = np.array([body[0], 0.3, body[1], 0.0])
-    result = mpc.solve(1.0, state, body[:2], schedule, velocity_reference(arrays), heights, accels)
-    assert result.ok, result.status
-    assert cop_inside(mpc, result, schedule) < 1e-4
-    plan = result.plan
-    np.testing.assert_allclose(plan.omega_per_s, np.sqrt((9.81 + accels) / heights))
-    c0, v0, _ = plan.at(1.0)
-    np.testing.assert_allclose([c0[0], v0[0], c0[1], v0[1]], state, atol=2e-3)
-    for k in range(cfg.steps):
-        for tau in (0.01, 0.025, 0.04):
-            t = 1.0 + k * cfg.dt_s + tau
-            c, v, a = plan.at(t)
-            np.testing.assert_allclose(a, plan.omega_per_s[k] ** 2 * (c - plan.cop_at(t)), rtol=1e-9, atol=1e-9)
-            h = 1e-5
-            np.testing.assert_allclose((plan.at(t + h)[0] - plan.at(t - h)[0]) / (2 * h), v, atol=1e-5)
-        if k:
-            before, after = plan.at(1.0 + k * cfg.dt_s - 1e-9), plan.at(1.0 + k * cfg.dt_s + 1e-9)
-            np.testing.assert_allclose(before[0], after[0], atol=1e-7)
-            np.testing.assert_allclose(before[1], after[1], atol=1e-6)
-
-
 def test_a_com_beside_the_body_path_is_planned_back_faster_with_the_lateral_term():
     """Walking straight with the CoM 3 cm to the side of the path the footholds straddle: the
     CoP reference alone re-centres it slowly; the lateral term (default weight) at least halves
@@ -127,22 +96,6 @@ def test_a_com_beside_the_body_path_is_planned_back_faster_with_the_lateral_term
         offsets[weight] = float(np.mean((com - path) @ normal))
     assert offsets[0.0] > 0.003
     assert abs(offsets[default.weight_lateral]) < 0.5 * offsets[0.0]
-
-
-def test_pendulum_profile_is_the_pelvis_motion_averaged_over_each_step():
-    """For z(t) = z0 + A sin(2πt/T) the mean acceleration over [t0, t1] is (ż(t1) − ż(t0))/dt;
-    the CoM height follows the pelvis; a free-fall request is clipped to keep the legs loaded."""
-    period, amplitude, nominal = 0.3, 0.015, 0.6
-    times = np.arange(0.0, 2.0, 0.004)
-    arrays = {"times_s": times, "pelvis_height_m": nominal + amplitude * np.sin(2 * np.pi * times / period)}
-    heights, accels = pendulum_profile(arrays, 0.05, 30, 0.55, nominal)
-    bounds = 0.05 * np.arange(31)
-    rate = amplitude * 2 * np.pi / period * np.cos(2 * np.pi * bounds / period)
-    np.testing.assert_allclose(accels, np.diff(rate) / 0.05, atol=0.05)  # m/s², of ±6.6
-    np.testing.assert_allclose(heights, 0.55 + amplitude * np.sin(2 * np.pi * (bounds[:-1] + 0.025) / period), atol=1e-4)
-    arrays["pelvis_height_m"] = nominal + 0.2 * np.sin(2 * np.pi * times / period)  # 88 m/s²: would leave the ground
-    _, accels = pendulum_profile(arrays, 0.05, 30, 0.55, nominal)
-    assert accels.min() == pytest.approx(-(1 - MIN_LOAD_FRACTION) * 9.81)
 
 
 def test_standing_keeps_the_com_still():
@@ -187,5 +140,3 @@ def test_solver_failure_keeps_the_previous_plan_and_bad_input_is_refused():
         mpc.solve(0.016, state, state[[0, 2]], schedule, vref[:-1])
     with pytest.raises(ValueError, match="body path"):
         mpc.solve(0.016, state, state[[0, 2]], schedule, vref, body_path=arrays["body"][:-1])
-    with pytest.raises(ValueError, match="pendulum"):
-        mpc.solve(0.016, state, state[[0, 2]], schedule, vref, COM_HEIGHT_M, -10.0)

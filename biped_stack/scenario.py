@@ -121,14 +121,24 @@ def body_velocity(arrays: dict[str, np.ndarray]) -> np.ndarray:
     return np.column_stack([c * v[:, 0] + s * v[:, 1], -s * v[:, 0] + c * v[:, 1], arrays["base_yaw_rate_rad_s"]])
 
 
+def time_mean(t: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Time-weighted mean of samples (N,) or (N, k) at increasing times t (N,) (trapezoid rule):
+    unlike the sample mean it is not biased where samples are missing (a recorder over DDS may
+    drop frames, and bouncy sways sideways at ±0.15 m/s, so a gap at one phase shifts a plain
+    mean). A single sample is its own mean."""
+    if t.size == 1:
+        return np.asarray(values[0], dtype=float)
+    return np.trapezoid(values, t, axis=0) / (t[-1] - t[0])
+
+
 def segment_metrics(scenario: Scenario, arrays: dict[str, np.ndarray]) -> list[dict]:
-    """Commanded and achieved steady-state mean body velocity per segment."""
+    """Commanded and achieved steady-state mean body velocity per segment (time-weighted)."""
     t = arrays["time_s"]
     velocity = body_velocity(arrays)
     out = []
     for segment, start, end in scenario.windows():
         window = (t >= start) & (t < end)
-        achieved = velocity[window].mean(axis=0) if window.any() else np.full(3, np.nan)
+        achieved = time_mean(t[window], velocity[window]) if window.any() else np.full(3, np.nan)
         out.append({"name": segment.name, "commanded": [float(v) for v in segment.velocity],
                     "achieved": [float(v) for v in achieved],
                     "window_s": [float(start), float(end)]})

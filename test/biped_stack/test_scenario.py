@@ -51,6 +51,25 @@ def test_segment_metrics_are_body_frame_means_over_the_second_half():
     assert metrics[0]["window_s"] == [2.0, 4.0] and metrics[1]["window_s"] == [7.0, 10.0]
 
 
+def test_segment_means_are_time_weighted_so_dropped_frames_do_not_bias_them():
+    """A sway vy = 0.15 sin(2π·1.8 t) has mean 0 over whole periods; a recorder that kept every
+    frame of the positive half-waves but only one in ten of the negative ones (frames lost over
+    DDS) gives a plain sample mean of ≈ +0.08 m/s — the time-weighted mean stays near 0."""
+    t_full = np.arange(0.0, 10.0, 0.002)
+    sway = 0.15 * np.sin(2 * np.pi * 1.8 * t_full)
+    keep = (sway >= 0) | (np.arange(t_full.size) % 10 == 0)
+    t = t_full[keep]
+    velocity = np.column_stack([np.zeros(t.size), sway[keep], np.zeros(t.size)])
+    yaw = np.zeros(t.size)
+    trace = {"time_s": t, "base_quat_wxyz": np.tile([1.0, 0, 0, 0], (t.size, 1)), "base_velocity_world_m_s": velocity,
+             "base_yaw_rate_rad_s": yaw}
+    scenario = Scenario("s", (Segment("a", 10.0, (0.0, 0.0, 0.0)),))
+    achieved = segment_metrics(scenario, trace)[0]["achieved"]
+    window = t >= 5.0
+    assert velocity[window, 1].mean() > 0.07  # what a plain mean reports
+    assert abs(achieved[1]) < 0.01
+
+
 def test_foot_slip_counts_only_loaded_planned_stance():
     n = 100
     position = np.zeros((n, 3))

@@ -252,7 +252,8 @@ class ComMpc:
         schedule time ≤ its middle. ``velocity_reference`` is (len(schedule), 2): the world-frame
         CoM velocity [m/s] wanted at the schedule's times. ``body_path`` (len(schedule), 3): the
         planner's body pose (x, y, yaw) [m, rad] at the schedule's times — the path its footholds
-        straddle — from which the CoM's sideways offset is penalized (None: no such term).
+        straddle — from which the CoM's sideways offset is penalized while walking (None: no
+        such term).
         Non-finite input → ValueError."""
         cfg, n = self.config, self.config.steps
         com_state = np.asarray(com_state, dtype=float)
@@ -269,10 +270,12 @@ class ComMpc:
         sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
                               schedule.left_pose[index], schedule.right_pose[index])
         normals, offsets, centres = support_polygons(sub, self.foot, cfg.support_margin_m, self._hulls)
-        if np.all(sub.left_stance & sub.right_stance) and np.allclose(offsets, offsets[0]) and \
-                np.allclose(normals, normals[0]):
+        standing = bool(np.all(sub.left_stance & sub.right_stance) and np.allclose(offsets, offsets[0])
+                        and np.allclose(normals, normals[0]))
+        if standing:
             # Standing (one unchanging double support over the whole preview): no reason to move
-            # the CoM, so the CoP reference is the CoM's own ground projection (kept inside).
+            # the CoM, so the CoP reference is the CoM's own ground projection (kept inside) and
+            # the sideways term is off.
             centres = np.tile(_project_into(com_state[[0, 2]], normals[0], offsets[0], centres[0]), (n, 1))
         ends = cfg.dt_s * np.arange(1, n + 1)
         v_ref = np.stack([np.interp(ends, schedule.times_s, velocity_reference[:, i]) for i in range(2)], axis=1)
@@ -281,6 +284,7 @@ class ComMpc:
             body_path = np.asarray(body_path, dtype=float)
             if body_path.shape != (schedule.times_s.size, 3) or not np.all(np.isfinite(body_path)):
                 raise ValueError("body path must be finite (x, y, yaw) with one row per schedule time")
+        if body_path is not None and not standing:
             yaw = np.interp(ends, schedule.times_s, np.unwrap(body_path[:, 2]))
             lateral = np.column_stack([-np.sin(yaw), np.cos(yaw)])
             lateral_target = (lateral[:, 0] * np.interp(ends, schedule.times_s, body_path[:, 0])

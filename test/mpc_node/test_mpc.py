@@ -99,11 +99,13 @@ def test_a_com_beside_the_body_path_is_planned_back_faster_with_the_lateral_term
 
 
 def test_standing_keeps_the_com_still():
+    """Also 2 cm beside the body path: the sideways term is for walking, a standing robot stays."""
     planner = GaitPlanner(load_style("neutral"), CONFIG)
     arrays = reference_arrays(planner.reference())
     mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
-    state = np.array([0.015, 0.0, 0.002, 0.0])
-    result = mpc.solve(0.0, state, state[[0, 2]], support_schedule(arrays), velocity_reference(arrays))
+    state = np.array([0.015, 0.0, 0.02, 0.0])
+    result = mpc.solve(0.0, state, state[[0, 2]], support_schedule(arrays), velocity_reference(arrays),
+                       body_path=arrays["body"])
     assert result.ok
     for t in (0.5, 1.0, 1.9):
         c, v, _ = result.plan.at(t)

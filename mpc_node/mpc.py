@@ -184,17 +184,20 @@ class ComMpc:
 
     # -- construction --------------------------------------------------------------------------
     def _cost_pattern(self):
-        """Upper-triangle cost entries (rows, cols) and the constant part of their values: the
-        initial DCM's stiff diagonal, then per node 1..N its full 4×4 block of (ξx, sx, ξy, sy)
-        (filled per solve by :meth:`_cost_values`), then the CoPs' w_cop I + w_dcop DᵀD, D the
-        step-to-step difference (z_{−1}, the current CoP, enters the linear term)."""
+        """Upper-triangle cost entries (rows, cols) and their constant values: the initial DCM's
+        stiff diagonal; per node 1..N its full 4×4 block of (ξx, sx, ξy, sy) holding the
+        velocity term — ċ = ω(ξ − s)/2 per axis gives w_vel (ω/2)² [[1, −1], [−1, 1]] — to which
+        :meth:`_cost_values` adds the sideways term each solve; then the CoPs'
+        w_cop I + w_dcop DᵀD, D the step-to-step difference (z_{−1}, the current CoP, enters the
+        linear term)."""
         cfg, n = self.config, self.config.steps
         rows, cols, vals = [0, 2], [0, 2], [INITIAL_DCM_WEIGHT] * 2
-        block_i, block_j = np.triu_indices(NX)
+        block_i, block_j = self._block_triu = np.triu_indices(NX)
+        velocity = cfg.weight_velocity * (cfg.omega_per_s / 2) ** 2 * np.kron(np.eye(2), [[1.0, -1.0], [-1.0, 1.0]])
         for k in range(1, n + 1):
             rows += list(NX * k + block_i)
             cols += list(NX * k + block_j)
-            vals += [0.0] * block_i.size
+            vals += list(velocity[block_i, block_j])
         d = np.diag(np.ones(n)) - np.diag(np.ones(n - 1), -1)
         cop_axis = cfg.weight_cop * np.eye(n) + cfg.weight_cop_rate * (d.T @ d)
         for i, j in zip(*np.nonzero(np.triu(cop_axis))):
@@ -205,21 +208,14 @@ class ComMpc:
         self._block_slice = slice(2, 2 + n * block_i.size)
         return np.array(rows), np.array(cols), np.array(vals)
 
-    def _node_blocks(self, lateral: np.ndarray) -> np.ndarray:
-        """Per node 1..N the (ξx, sx, ξy, sy) cost block (N, 4, 4): velocity ċ = ω(ξ − s)/2 per
-        axis gives w_vel (ω/2)² [[1, −1], [−1, 1]]; the lateral offset from the body path
-        l = n·c − n·b, c = (ξ + s)/2, gives w_lat g gᵀ / 4 with g = (n_x, n_x, n_y, n_y)
-        (``lateral`` (N, 2) the unit normals n, zero when there is no body path)."""
-        cfg = self.config
-        per_axis = np.array([[1.0, -1.0], [-1.0, 1.0]])
-        velocity = cfg.weight_velocity * (cfg.omega_per_s / 2) ** 2 * np.kron(np.eye(2), per_axis)
-        g = np.repeat(lateral, 2, axis=1)
-        return velocity + cfg.weight_lateral / 4 * g[:, :, None] * g[:, None, :]
-
     def _cost_values(self, lateral: np.ndarray) -> np.ndarray:
+        """The cost entries with the sideways offset from the body path added to each node's
+        block: l = n·c − n·b, c = (ξ + s)/2, gives w_lat g gᵀ / 4 with g = (n_x, n_x, n_y, n_y)
+        (``lateral`` (N, 2) the unit normals n, zero when the term is off)."""
         values = self._p_base.copy()
-        block_i, block_j = np.triu_indices(NX)
-        values[self._block_slice] = self._node_blocks(lateral)[:, block_i, block_j].ravel()
+        g = np.repeat(lateral, 2, axis=1)
+        block_i, block_j = self._block_triu
+        values[self._block_slice] += (self.config.weight_lateral / 4 * g[:, block_i] * g[:, block_j]).ravel()
         return values
 
     def _equality_entries(self):

@@ -1,10 +1,22 @@
 """biped_stack: ament_python package, also pip-installable (``pip install -e .``)."""
 
-from glob import glob
+from pathlib import Path
 
 from setuptools import find_packages, setup
 
 PACKAGE = "biped_stack"
+SHARE_DIRS = ("config", "launch", "robots")  # found at run time by biped_common.resources
+
+
+def share_files() -> list[tuple[str, list[str]]]:
+    """Every file under SHARE_DIRS, installed to share/<package>/ with the same layout."""
+    by_dir: dict[str, list[str]] = {}
+    for top in SHARE_DIRS:
+        for path in sorted(Path(top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                by_dir.setdefault(f"share/{PACKAGE}/{path.parent.as_posix()}", []).append(path.as_posix())
+    return sorted(by_dir.items())
+
 
 setup(
     name=PACKAGE,
@@ -12,14 +24,10 @@ setup(
     packages=find_packages(include=["biped_common*", "biped_stack*", "sim_bridge*", "wbc_node*",
                                     "gait_planner_node*", "mpc_node*", "state_estimator_node*",
                                     "muscle_allocator_node*", "reach_planner_node*"]),
-    package_data={"biped_common": ["robots/*.xml", "robots/*.yaml"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
-        (f"share/{PACKAGE}/launch", glob("launch/*.xml")),
-        (f"share/{PACKAGE}/config", glob("config/*.yaml") + glob("config/*.npz")),
-        (f"share/{PACKAGE}/config/styles", glob("config/styles/*.yaml")),
-        (f"share/{PACKAGE}/config/scenarios", glob("config/scenarios/*.yaml")),
+        *share_files(),
     ],
     install_requires=["numpy", "scipy", "pyyaml", "mujoco", "pin", "osqp", "quadprog"],
     extras_require={"solvers": ["daqp", "proxsuite"], "video": ["imageio[ffmpeg]"]},

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from biped_stack.reach_tools import DEFAULT_MODEL
+from biped_common.resources import arm_angle_model
 from reach_planner_node.arm import Arm
 from reach_planner_node.arm_angle import NATURAL_POSTURES_DEG, ArmAngleMlp, features, optimal_arm_angle
 
@@ -19,7 +19,7 @@ POSES = 100
 
 
 def main() -> None:
-    model, arm, rng = ArmAngleMlp.load(DEFAULT_MODEL), Arm(), np.random.default_rng(0)
+    model, arm, rng = ArmAngleMlp.load(arm_angle_model()), Arm(), np.random.default_rng(0)
     low, high = np.deg2rad(np.array(NATURAL_POSTURES_DEG, dtype=float)).T
     poses = [arm.forward(rng.uniform(low, high)) for _ in range(POSES)]
     mlp_ms, optimization_ms = [], []

@@ -9,8 +9,9 @@ from biped_common.errors import BipedStackError
 
 
 def _cmd_launch(args: argparse.Namespace) -> int:
-    from biped_stack.launcher import launch, parse_overrides
-    return launch(args.file, parse_overrides(args.overrides), timeout_s=args.timeout)
+    from biped_stack.launcher import launch, launch_target
+    path, overrides = launch_target(args.words)
+    return launch(path, overrides, timeout_s=args.timeout)
 
 
 def _cmd_robots(args: argparse.Namespace) -> int:
@@ -74,9 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="biped-stack", description="biped_stack: stylized bipedal walking on ROS 2 (MuJoCo, Pinocchio, OSQP).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("launch", help="run a ROS 2 XML launch file without ros2 launch (pip-only)")
-    p.add_argument("file", help="launch file, e.g. launch/sim.launch.xml")
-    p.add_argument("overrides", nargs="*", metavar="name:=value", help="launch arguments")
+    p = sub.add_parser("launch", help="run a ROS 2 XML launch file without ros2 launch (pip-only)",
+                       usage="biped-stack launch [--timeout S] (FILE | PACKAGE FILE_NAME) [name:=value ...]",
+                       description="FILE [name:=value ...] or PACKAGE FILE_NAME [name:=value ...], as "
+                                   "ros2 launch takes them (e.g. biped_stack sim.launch.xml robot:=biped)")
+    p.add_argument("words", nargs="+", metavar="ARG",
+                   help="launch file (or package and file name), then launch arguments")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="stop all nodes after S seconds of wall time")
     p.set_defaults(func=_cmd_launch)

@@ -2,15 +2,22 @@
 
 Supported subset of the ROS 2 XML launch format (what biped_stack's launch files use):
 ``<launch>``, ``<arg name default description>``, ``<let name value>``, ``<group>`` (scopes
-args), ``<include file>`` with ``<arg name value>``, ``<node pkg exec name namespace output args>``
-with ``<param name value>``, ``<param from="file.yaml">`` and ``<remap from to>``; ``if`` and
-``unless`` on nodes, includes and groups; substitutions ``$(var NAME)``,
+args), ``<include file>`` with ``<arg name value>``, ``<node pkg exec name namespace output args
+on_exit>`` with ``<param name value>``, ``<param from="file.yaml">`` and ``<remap from to>``;
+``if`` and ``unless`` on nodes, includes and groups; substitutions ``$(var NAME)``,
 ``$(find-pkg-share PKG)``, ``$(env NAME [DEFAULT])``. Anything else is an error naming it, so a
 launch file never half-runs.
 
-Each node runs in its own process (``python -c`` on the package's console entry point, with
-``--ros-args``), its output prefixed with ``[name]``. Ctrl-C, SIGTERM or the end of any node
-stops them all (SIGINT, then SIGTERM, then SIGKILL).
+Each node runs in its own process, found as ``ros2 launch`` finds it (``<prefix>/lib/<pkg>/<exec>``
+of the package's ament index prefix: a colcon install or a ROS 2 distribution), else — a pip
+install, whose console scripts are in ``bin/`` — by running the package's console entry point with
+this interpreter; ``--ros-args`` follow, and its output is prefixed with ``[name]``.
+
+Exits follow ``ros2 launch``: a node that ends is reported and the others keep running, unless it
+is marked ``on_exit="shutdown"`` — then every node is stopped (SIGINT, then SIGTERM, then SIGKILL)
+and the launch ends. The launch also ends when every node has ended, on Ctrl-C and on SIGTERM.
+One difference: ``ros2 launch`` exits 0 after a shutdown caused by a node; this launcher exits
+with that node's code, so scripts and tests see the failure.
 """
 
 from __future__ import annotations
@@ -23,13 +30,16 @@ import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
+from collections import deque
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
+from biped_common import resources
 from biped_common.errors import BipedStackError
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+ON_EXIT_ACTIONS = ("shutdown",)  # what ros2 launch's XML front end accepts for on_exit
+LAST_LINES_ON_FAILURE = 6        # a failed node's output repeated when it ends the launch
 
 
 class LaunchError(BipedStackError):
@@ -48,6 +58,7 @@ class NodeSpec:
     params: tuple[tuple[str, str], ...] = ()
     remaps: tuple[tuple[str, str], ...] = ()
     extra_args: tuple[str, ...] = ()
+    on_exit: str = ""                 # "shutdown": this node's end ends the launch
 
     def ros_args(self) -> list[str]:
         """The ``--ros-args`` of this node (files first, then single parameters: later wins)."""
@@ -64,17 +75,11 @@ class NodeSpec:
 
 
 def package_share(package: str) -> Path:
-    """Share directory of a package: the ament index (colcon install or the venv's data files),
-    else this source tree when it is that package (editable installs)."""
+    """Share directory of a package (``$(find-pkg-share …)``); LaunchError when not found."""
     try:
-        from ament_index_python.packages import get_package_share_directory
-        return Path(get_package_share_directory(package))
-    except Exception:  # noqa: BLE001 - any lookup failure falls through to the source tree
-        pass
-    manifest = REPO_ROOT / "package.xml"
-    if manifest.exists() and f"<name>{package}</name>" in manifest.read_text():
-        return REPO_ROOT
-    raise LaunchError(f"package {package!r} not found (ament index or source tree)")
+        return resources.package_share(package)
+    except resources.ResourceNotFoundError as exc:
+        raise LaunchError(str(exc)) from exc
 
 
 _SUBSTITUTION = re.compile(r"\$\(([a-z-]+)((?:\s+[^)\s]+)*)\s*\)")
@@ -213,17 +218,26 @@ def _node(element: ET.Element, scope: _Scope, where: str) -> NodeSpec:
             remaps.append((s(item.get("from", "")), s(item.get("to", ""))))
         else:
             raise LaunchError(f"{where}: <{item.tag}> is not supported inside <node>")
+    on_exit = element.get("on_exit", "")
+    if on_exit and on_exit not in ON_EXIT_ACTIONS:
+        raise LaunchError(f"{where}: on_exit must be one of {ON_EXIT_ACTIONS} (as in ros2 launch), "
+                          f"got {on_exit!r}")
     return NodeSpec(pkg, exe, s(element.get("name", exe)), s(element.get("namespace", "")),
                     tuple(files), tuple(params), tuple(remaps),
-                    tuple(s(element.get("args", "")).split()))
+                    tuple(s(element.get("args", "")).split()), on_exit)
 
 
 def executable_command(package: str, executable: str) -> list[str]:
-    """Command line that runs ``executable`` of ``package`` with this interpreter.
+    """Command line that runs ``executable`` of ``package``.
 
-    The console entry point of the installed distribution is run with ``python -c`` (so it works
-    whether pip put scripts in ``bin/`` or colcon in ``lib/<package>/``).
+    ``<prefix>/lib/<package>/<executable>`` from the ament index when it is there (what
+    ``ros2 launch`` runs: a colcon install space or a ROS 2 distribution); else the console entry
+    point of the installed Python distribution, run with this interpreter (a pip install puts
+    the scripts in ``bin/``, where ``ros2 launch`` would not look).
     """
+    installed = resources.executable(package, executable)
+    if installed is not None:
+        return [str(installed)]
     try:
         points = metadata.distribution(package).entry_points
     except metadata.PackageNotFoundError as exc:
@@ -245,6 +259,7 @@ class ProcessGroup:
         self.out = out or sys.stdout
         self.processes: list[tuple[NodeSpec, subprocess.Popen]] = []
         self._lock = threading.Lock()
+        self._last_lines: dict[int, deque[str]] = {}  # pid → the process's last output lines
 
     def _say(self, text: str) -> None:
         with self._lock:
@@ -263,33 +278,57 @@ class ProcessGroup:
                                        stdin=subprocess.DEVNULL, env=env, start_new_session=True,
                                        text=True, bufsize=1)
             self.processes.append((node, process))
-            self._say(f"[launch] started {node.name} (pid {process.pid})")
+            self._say(f"[launch] started {node.name} (pid {process.pid}): {command[0]}")
+            self._last_lines[process.pid] = deque(maxlen=LAST_LINES_ON_FAILURE)
             threading.Thread(target=self._pump, args=(node.name.ljust(width), process),
                              daemon=True).start()
 
     def _pump(self, prefix: str, process: subprocess.Popen) -> None:
         for line in process.stdout:
+            self._last_lines[process.pid].append(line.rstrip())
             self._say(f"[{prefix}] {line.rstrip()}")
 
     def wait(self, timeout_s: float | None = None) -> int:
-        """Block until a node ends (or ``timeout_s``), then stop all; the first ended node's code
-        (0 when stopped by timeout or Ctrl-C)."""
+        """Serve the nodes until an ``on_exit="shutdown"`` node ends, every node has ended, Ctrl-C
+        or ``timeout_s``; then stop all. The exit code: the shutdown node's, else the first
+        non-zero code of an ended node, else 0."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        reported: set[int] = set()
         code = 0
+        failed: tuple[NodeSpec, subprocess.Popen] | None = None
         try:
             while deadline is None or time.monotonic() < deadline:
-                ended = [(n, p) for n, p in self.processes if p.poll() is not None]
-                if ended:
-                    node, process = ended[0]
-                    code = process.returncode
-                    self._say(f"[launch] {node.name} exited with code {code}; stopping the others")
+                for node, process in self.processes:
+                    if process.pid in reported or process.poll() is None:
+                        continue
+                    reported.add(process.pid)
+                    if node.on_exit == "shutdown":
+                        self._say(f"[launch] {node.name} exited with code {process.returncode} "
+                                  "(on_exit=shutdown); stopping every node")
+                        failed = (node, process) if process.returncode != 0 else None
+                        return process.returncode
+                    running = sum(p.poll() is None for _, p in self.processes)
+                    self._say(f"[launch] {node.name} exited with code {process.returncode}"
+                              + (f"; {running} other node(s) keep running" if running else ""))
+                    code = code or process.returncode
+                if len(reported) == len(self.processes):
+                    self._say("[launch] every node has ended")
                     break
                 time.sleep(0.05)
         except KeyboardInterrupt:
             self._say("[launch] interrupted; stopping all nodes")
         finally:
             self.stop()
+            if failed is not None:
+                self._repeat_last_words(*failed)
         return code
+
+    def _repeat_last_words(self, node: NodeSpec, process: subprocess.Popen) -> None:
+        """The failed node's last lines again, after the other nodes' shutdown messages."""
+        time.sleep(0.1)  # let the output thread drain the pipe
+        lines = "\n".join(f"  {line}" for line in self._last_lines.get(process.pid, ()))
+        self._say(f"[launch] the launch ended because {node.name} exited with code {process.returncode}; "
+                  f"its last output:\n{lines or '  (none)'}")
 
     def stop(self, grace_s: float = 5.0) -> None:
         """SIGINT every node, then SIGTERM, then SIGKILL what is still alive."""
@@ -316,6 +355,23 @@ def parse_overrides(items: list[str]) -> dict[str, str]:
         name, value = item.split(":=", 1)
         overrides[name] = value
     return overrides
+
+
+def launch_target(words: list[str]) -> tuple[Path, dict[str, str]]:
+    """The launch file and argument overrides in ``words``, taken as ``ros2 launch`` takes them:
+    ``FILE [name:=value …]`` or ``PACKAGE FILE_NAME [name:=value …]`` (the file found in the
+    package's share directory, as ``ros2 launch`` finds it)."""
+    if not words:
+        raise LaunchError("name a launch file: FILE, or PACKAGE FILE_NAME (e.g. biped_stack sim.launch.xml)")
+    if len(words) >= 2 and ":=" not in words[1] and not Path(words[0]).is_file():
+        share = package_share(words[0])
+        conventional = share / "launch" / words[1]
+        matches = [conventional] if conventional.is_file() else sorted(
+            p for p in share.rglob(words[1]) if not any(part.startswith(".") for part in p.relative_to(share).parts))
+        if not matches:
+            raise LaunchError(f"no launch file {words[1]!r} in package {words[0]!r} ({share})")
+        return matches[0], parse_overrides(words[2:])
+    return Path(words[0]), parse_overrides(words[1:])
 
 
 def launch(path: str | Path, overrides: dict[str, str], timeout_s: float | None = None) -> int:

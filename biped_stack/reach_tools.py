@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "config" / "arm_angle_mlp.npz"
+from biped_common.resources import arm_angle_model
+
 
 
 def train(out: str, samples: int = 1500, data: str | None = None, seed: int = 0) -> int:
@@ -52,7 +53,7 @@ def evaluate(out: str, model_path: str | None = None, targets: int = 100, held_o
     from reach_planner_node.arm_angle import (LeastSquares, errors, features, generate_training_set, load_model_or_none,
                                               optimal_arm_angle, NATURAL_POSTURES_DEG)
     from reach_planner_node.reach import max_path_deviation_m, plan_reach
-    model = load_model_or_none(model_path or DEFAULT_MODEL)
+    model = load_model_or_none(model_path or arm_angle_model())
     if model is None:
         return 1
     arm, rng = Arm(), np.random.default_rng(seed)

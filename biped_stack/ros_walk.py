@@ -173,7 +173,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     """Walk ``scenario`` through the launch file; returns a :class:`walk_demo.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``)."""
-    from biped_stack.launcher import package_share
+    from biped_common.resources import launch_file as shipped_launch_file, params_file
     from biped_stack.walk_demo import WalkResult
     robot = load_robot(robot_name)
     domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
@@ -183,11 +183,11 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "AMENT_PREFIX_PATH", "RMW_IMPLEMENTATION")})
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "launch.log"
-    launch_file = package_share("biped_stack") / "launch" / "sim.launch.xml"
+    launch_file = shipped_launch_file("sim.launch.xml")
     command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
                f"style:={style}", "timing_mode:=lockstep", f"state_source:={state_source}"]
     if state_source == "estimator":
-        command.append(f"params_file:={package_share('biped_stack') / 'config' / 'sim_mems.yaml'}")
+        command.append(f"params_file:={params_file('sim_mems.yaml')}")
     progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")
     with open(log_path, "w") as log_file:
         launcher = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env,

@@ -15,9 +15,9 @@ import numpy as np
 
 from biped_common.config import as_float, as_mapping, as_str, load_yaml_mapping, reject_unknown_keys, require
 from biped_common.errors import ConfigError
+from biped_common.resources import scenarios_dir
 from biped_common.rotations import quats_yaw
 
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "config" / "scenarios"
 STEADY_FRACTION = 0.5          # steady state: the second half of each segment
 LOADED_FOOT_N = 20.0           # a stance foot carrying at least this normal force is "loaded"
 FALL_HEIGHT_FRACTION = 0.6     # a pelvis below 60 % of nominal is a fall
@@ -61,7 +61,7 @@ def load_scenario(name_or_path: str = "teleop") -> Scenario:
     """A shipped scenario by name, or a file. ConfigError naming the field on bad input."""
     path = Path(name_or_path)
     if not path.suffix:
-        path = SCENARIOS_DIR / f"{name_or_path}.yaml"
+        path = scenarios_dir() / f"{name_or_path}.yaml"
     data = load_yaml_mapping(path)
     reject_unknown_keys(data, {"name", "speed_scale", "segments"}, "")
     scale = as_float(data.get("speed_scale", 1.0), "speed_scale", 0.01, 10.0)

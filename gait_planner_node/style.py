@@ -29,10 +29,9 @@ import numpy as np
 
 from biped_common.config import as_float, bounded, dataclass_from_mapping, load_yaml_mapping
 from biped_common.errors import BipedStackError, ConfigError
+from biped_common.resources import styles_dir
 from gait_planner_node.curves import CycleCurve, SwingCurve
 from gait_planner_node.timing import GaitTiming
-
-STYLES_DIR = Path(__file__).resolve().parent.parent / "config" / "styles"
 
 # The nine key velocities of 004 and the axis each one spans.
 SAMPLE_KEYS = ("forward_fast", "forward_slow", "in_place", "backward_slow", "backward_fast",
@@ -318,7 +317,7 @@ def load_style(name_or_path: str | Path) -> Style:
     """A shipped style by name (``config/styles/<name>.yaml``) or a style file by path."""
     path = Path(name_or_path)
     if not path.suffix:
-        path = STYLES_DIR / f"{name_or_path}.yaml"
+        path = styles_dir() / f"{name_or_path}.yaml"
         if not path.exists():
             raise StyleError(str(name_or_path), [ConfigError("name", f"no shipped style {str(name_or_path)!r} "
                                                             f"(shipped: {', '.join(shipped_styles())})")])
@@ -330,5 +329,5 @@ def load_style(name_or_path: str | Path) -> Style:
 
 
 def shipped_styles() -> list[str]:
-    """Names of the styles in ``config/styles``."""
-    return sorted(p.stem for p in STYLES_DIR.glob("*.yaml"))
+    """Names of the shipped styles (``config/styles`` of the package's share files)."""
+    return sorted(p.stem for p in styles_dir().glob("*.yaml"))

@@ -16,17 +16,14 @@ from pathlib import Path
 import mujoco
 import numpy as np
 
+from biped_common.resources import myo_sim_models_dir
 from muscle_allocator_node.hill import MujocoMuscle, mujoco_active_passive
 
 
 def myo_model_path(relative: str) -> Path:
     """A model file of the ``myo-sim`` wheel, e.g. ``legacy/elbow/myoelbow_1dof6muscles.xml``
     (relative to its ``models`` folder); FileNotFoundError with the folder when absent."""
-    try:
-        import myo_sim
-    except ImportError as error:
-        raise FileNotFoundError("the myo-sim package is not installed (pip install --no-deps myo-sim==0.2.4)") from error
-    root = Path(myo_sim.__file__).parent / "models"
+    root = myo_sim_models_dir()
     path = root / relative
     if not path.is_file():
         raise FileNotFoundError(f"no model {relative!r} under {root}")

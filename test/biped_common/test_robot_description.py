@@ -3,14 +3,15 @@
 import pytest
 
 from biped_common.errors import ConfigError, UnknownRobotError
-from biped_common.robot_model import ROBOTS_DIR, RobotDescription, load_robot
-from biped_common.robots.generate import generate_all
+from biped_common.resources import robots_dir
+from biped_common.robot_generator import generate_all
+from biped_common.robot_model import RobotDescription, load_robot
 
 
 def test_generated_xml_is_up_to_date():
     for name, text in generate_all().items():
-        assert (ROBOTS_DIR / f"{name}.xml").read_text() == text, (
-            f"{name}.xml is stale: run python -m biped_common.robots.generate")
+        assert (robots_dir() / f"{name}.xml").read_text() == text, (
+            f"{name}.xml is stale: run python -m biped_common.robot_generator")
 
 
 def test_humanoid_matches_the_design():
@@ -36,8 +37,8 @@ def test_unknown_robot_names_the_known_ones():
 ])
 def test_bad_description_names_the_field(mutation, field):
     import yaml
-    data = yaml.safe_load((ROBOTS_DIR / "biped.yaml").read_text())
+    data = yaml.safe_load((robots_dir() / "biped.yaml").read_text())
     mutation(data)
     with pytest.raises(ConfigError) as error:
-        RobotDescription._from_mapping("biped", data)
+        RobotDescription._from_mapping("biped", data, robots_dir())
     assert error.value.field == field

@@ -64,24 +64,79 @@ def test_conditions_groups_and_env(tmp_path, monkeypatch):
     assert [n.name for n in parse_launch_file(file, {"mock": "true"})] == ["a"]
 
 
-def test_group_stops_everything_when_one_node_ends_even_if_another_ignores_signals(monkeypatch, capsys):
+def _fake_nodes(monkeypatch, commands: dict[str, list[str]]) -> None:
     import biped_stack.launcher as launcher
-    commands = {
-        "quits": [sys.executable, "-c", "import time; time.sleep(0.5); print('bye'); raise SystemExit(3)"],
-        "stubborn": [sys.executable, "-c", textwrap.dedent("""
-            import signal, time
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
-            print('ready', flush=True)
-            time.sleep(120)""")],
-    }
     monkeypatch.setattr(launcher, "executable_command", lambda pkg, exe: commands[exe])
     monkeypatch.setattr(NodeSpec, "ros_args", lambda self: [])
-    group = ProcessGroup([NodeSpec("p", "quits", "quits"), NodeSpec("p", "stubborn", "stubborn")], out=sys.stdout)
+
+
+STUBBORN = [sys.executable, "-c", textwrap.dedent("""
+    import signal, time
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    print('ready', flush=True)
+    time.sleep(120)""")]
+QUITS = [sys.executable, "-c", "import time; time.sleep(0.5); print('bye'); raise SystemExit(3)"]
+
+
+def test_a_shutdown_node_that_ends_stops_everything_even_a_node_ignoring_signals(monkeypatch, capsys):
+    _fake_nodes(monkeypatch, {"quits": QUITS, "stubborn": STUBBORN})
+    group = ProcessGroup([NodeSpec("p", "quits", "quits", on_exit="shutdown"), NodeSpec("p", "stubborn", "stubborn")],
+                         out=sys.stdout)
     started = time.monotonic()
     group.start()
     assert group.wait(timeout_s=30) == 3
     assert all(p.poll() is not None for _, p in group.processes)
     assert time.monotonic() - started < 15
     out = capsys.readouterr().out
-    assert "[quits   ] bye" in out and "quits exited with code 3" in out
+    assert "[quits   ] bye" in out and "quits exited with code 3 (on_exit=shutdown); stopping every node" in out
+
+
+def test_without_on_exit_the_other_nodes_keep_running_as_under_ros2_launch(monkeypatch, capsys):
+    sleeper = [sys.executable, "-c", "import time; time.sleep(120)"]
+    _fake_nodes(monkeypatch, {"quits": QUITS, "sleeper": sleeper})
+    group = ProcessGroup([NodeSpec("p", "quits", "quits"), NodeSpec("p", "sleeper", "sleeper")], out=sys.stdout)
+    group.start()
+    assert group.wait(timeout_s=3.0) == 3  # the launch ran on to its timeout; the failure is its code
+    out = capsys.readouterr().out
+    assert "quits exited with code 3; 1 other node(s) keep running" in out
+    assert "sleeper exited" not in out  # it was still running when the timeout stopped the launch
+    assert all(p.poll() is not None for _, p in group.processes)
+
+
+def test_the_launch_ends_when_every_node_has_ended(monkeypatch, capsys):
+    _fake_nodes(monkeypatch, {"quits": QUITS, "ok": [sys.executable, "-c", "pass"]})
+    group = ProcessGroup([NodeSpec("p", "ok", "ok"), NodeSpec("p", "quits", "quits")], out=sys.stdout)
+    group.start()
+    started = time.monotonic()
+    assert group.wait(timeout_s=30) == 3
+    assert time.monotonic() - started < 10
+    assert "every node has ended" in capsys.readouterr().out
+
+
+def test_on_exit_is_parsed_and_checked(tmp_path):
+    nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml")
+    assert nodes and all(n.on_exit == "shutdown" for n in nodes)
+    bad = tmp_path / "bad.launch.xml"
+    bad.write_text('<launch><node pkg="biped_stack" exec="wbc_node" on_exit="restart"/></launch>')
+    with pytest.raises(LaunchError, match="on_exit must be one of"):
+        parse_launch_file(bad)
+
+
+def test_executables_are_found_as_ros2_launch_finds_them(tmp_path, monkeypatch):
+    """An ament prefix with lib/<pkg>/<exec> (a colcon install) wins over the pip entry point."""
+    from biped_stack.launcher import executable_command
+    prefix = tmp_path / "install" / "biped_stack"
+    (prefix / "share" / "ament_index" / "resource_index" / "packages").mkdir(parents=True)
+    (prefix / "share" / "ament_index" / "resource_index" / "packages" / "biped_stack").write_text("")
+    script = prefix / "lib" / "biped_stack" / "wbc_node"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(prefix))
+    assert executable_command("biped_stack", "wbc_node") == [str(script)]
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "nowhere"))
+    pip_route = executable_command("biped_stack", "wbc_node")
+    assert pip_route[0] == sys.executable and "from wbc_node.node import main" in pip_route[2]
+    with pytest.raises(LaunchError, match="has no executable 'nope'"):
+        executable_command("biped_stack", "nope")

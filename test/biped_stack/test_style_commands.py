@@ -4,15 +4,16 @@ import copy
 
 import yaml
 
+from biped_common.resources import styles_dir
+
 from biped_stack.cli import main
-from gait_planner_node.style import STYLES_DIR
 
 
 def test_check_valid_and_invalid(tmp_path, capsys):
-    assert main(["style", "check", str(STYLES_DIR / "limp.yaml")]) == 0
+    assert main(["style", "check", str(styles_dir() / "limp.yaml")]) == 0
     out = capsys.readouterr().out
     assert "OK — style 'limp'" in out and out.count("\n") == 1
-    data = yaml.safe_load((STYLES_DIR / "neutral.yaml").read_text())
+    data = yaml.safe_load((styles_dir() / "neutral.yaml").read_text())
     bad = copy.deepcopy(data)
     bad["defaults"]["timing"]["left_swing_s"] = 0.05
     bad["samples"]["forward_fast"]["velocity"] = [0.1, 0.0, 0.0]

@@ -5,9 +5,11 @@ import copy
 import pytest
 import yaml
 
-from gait_planner_node.style import STYLES_DIR, StyleError, load_style, shipped_styles, style_from_mapping
+from biped_common.resources import styles_dir
 
-NEUTRAL = yaml.safe_load((STYLES_DIR / "neutral.yaml").read_text())
+from gait_planner_node.style import StyleError, load_style, shipped_styles, style_from_mapping
+
+NEUTRAL = yaml.safe_load((styles_dir() / "neutral.yaml").read_text())
 
 
 def test_shipped_styles_load_and_summarize():

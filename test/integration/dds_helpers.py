@@ -29,11 +29,13 @@ class Processes:
         self.log_dir = log_dir
         self.children: dict[str, subprocess.Popen] = {}
 
-    def start(self, name: str, command: list[str]) -> subprocess.Popen:
-        env = dict(os.environ, PYTHONUNBUFFERED="1")
+    def start(self, name: str, command: list[str], env: dict[str, str] | None = None,
+              cwd: Path | None = None) -> subprocess.Popen:
+        """Start ``command`` (in ``env``, default: this process's) with its output in a log file."""
+        env = dict(os.environ if env is None else env, PYTHONUNBUFFERED="1")
         env.setdefault("AMENT_PREFIX_PATH", sys.prefix)
         log = open(self.log_dir / f"{name}.log", "w")
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env,
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=cwd,
                                    stdin=subprocess.DEVNULL, start_new_session=True)
         self.children[name] = process
         return process
@@ -77,6 +79,7 @@ class Probe:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.odometry: list[tuple[float, float]] = []  # (stamp s, pelvis z m)
+        self.pelvis_xy_m: list[tuple[float, float]] = []  # world frame, from the same messages
         self.modes: list[tuple[float, str]] = []
         self.command_stamps: list[float] = []
         from diagnostic_msgs.msg import DiagnosticArray
@@ -91,6 +94,7 @@ class Probe:
 
     def _on_odom(self, msg) -> None:
         self.odometry.append((conv.stamp_to_seconds(msg.header.stamp), msg.pose.pose.position.z))
+        self.pelvis_xy_m.append((msg.pose.pose.position.x, msg.pose.pose.position.y))
 
     def _on_status(self, msg) -> None:
         for status in msg.status:

@@ -10,15 +10,15 @@ from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
 from biped_common import conversions as conv
+from biped_common.resources import styles_dir
 from dds_helpers import Probe, Processes
-from gait_planner_node.style import STYLES_DIR
 
 pytestmark = pytest.mark.dds
 
 
 def test_planner_node_serves_cmd_vel_and_keeps_its_style_on_a_bad_reload(tmp_path, ros_domain_id):
     style_file = tmp_path / "mine.yaml"
-    style_file.write_text((STYLES_DIR / "neutral.yaml").read_text())
+    style_file.write_text((styles_dir() / "neutral.yaml").read_text())
     processes = Processes(tmp_path)
     probe = Probe(ros_domain_id)
     try:

@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from biped_stack.reach_tools import DEFAULT_MODEL, evaluate
+from biped_common.resources import arm_angle_model
+from biped_stack.reach_tools import evaluate
 from reach_planner_node.arm import Arm
 from reach_planner_node.arm_angle import (SEGMENTS, ArmAngleMlp, LeastSquares, effort, errors, features,
                                           generate_training_set, gravity_torques, human_arm_angle,
@@ -37,7 +38,7 @@ def test_the_optimization_finds_the_least_effort_arm_angle():
 
 
 def test_shipped_mlp_beats_least_squares_on_held_out_poses():
-    model = ArmAngleMlp.load(DEFAULT_MODEL)
+    model = ArmAngleMlp.load(arm_angle_model())
     held_out = generate_training_set(60, seed=99, progress=lambda m: None)
     mlp = errors(model.predict(held_out.inputs), held_out.arm_angles)
     baseline = errors(LeastSquares(np.array(model.metadata["least_squares_coefficients"])).predict(held_out.inputs),

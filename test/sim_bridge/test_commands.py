@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from biped_common.errors import CommandError
+from biped_common.resources import params_file
 from biped_common.state import JointCommand
 from sim_bridge.commands import CommandArbiter, CommandMode
 
@@ -60,12 +61,10 @@ def test_torque_law_and_clipping():
 
 
 def test_the_mems_params_file_matches_the_preset():
-    from pathlib import Path
-
     import yaml
 
     from sim_bridge.bridge import MEMS_SENSORS
-    path = Path(__file__).resolve().parents[2] / "config" / "sim_mems.yaml"
+    path = params_file("sim_mems.yaml")
     params = yaml.safe_load(path.read_text())["sim_bridge"]["ros__parameters"]
     for key, value in MEMS_SENSORS.items():
         assert params[key] == (list(value) if isinstance(value, tuple) else value), key

@@ -45,6 +45,7 @@ setup(
             "muscle_allocator_node = muscle_allocator_node.node:main",
             "muscle_sim = sim_bridge.ros_muscle_sim:main",
             "reach_planner_node = reach_planner_node.node:main",
+            "stack_monitor = biped_stack.monitor_node:main",
         ],
     },
 )

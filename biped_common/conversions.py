@@ -74,6 +74,220 @@ from biped_common.rotations import quat_normalize, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
 
 WORLD_FRAME = "world"
+# Where the controllers read the base state (nav_msgs/Odometry), by the ``state_source`` parameter.
+STATE_TOPICS = {"estimator": "odom", "ground_truth": "ground_truth/odom"}
+
+
+# -- input validation ---------------------------------------------------------------------------
+# Every subscription checks its message with one of these before any core sees it (the nodes'
+# GuardedNode refuses and logs on ValueError). Messages the stack itself publishes pass them; the
+# limits are sanity bounds: a value beyond them is a glitch, not a measurement.
+MAX_JOINT_SPEED_RAD_S = 100.0
+JOINT_RANGE_MARGIN_RAD = 0.5        # an encoder reading further outside the joint's range is a glitch
+MAX_ANGULAR_RATE_RAD_S = 60.0       # MEMS gyros saturate at ~35 rad/s
+MAX_ACCELERATION_M_S2 = 2000.0
+MAX_WRENCH = 1e5                    # N and N·m
+MAX_COORDINATE_M = 1e4              # a world coordinate beyond 10 km is a glitch
+MAX_SPEED_M_S = 100.0
+MAX_ARRAY_LENGTH = 10_000           # longer arrays are refused before they are copied
+UNIT_QUATERNION_TOLERANCE = 0.1
+
+
+def finite_within(values, limit: float, field: str) -> np.ndarray:
+    """``values`` as a float array; ValueError naming ``field`` when one is not finite or its
+    magnitude exceeds ``limit``."""
+    array = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(array)
+    if bad.any():
+        raise ValueError(f"{field}: non-finite value at index {int(np.flatnonzero(bad.ravel())[0])}")
+    if array.size and float(np.max(np.abs(array))) > limit:
+        raise ValueError(f"{field}: magnitude {float(np.max(np.abs(array))):.3g} beyond the sanity limit {limit:g}")
+    return array
+
+
+def _check_length(values, expected: int | None, field: str, allow_empty: bool = False) -> None:
+    n = len(values)
+    if n > MAX_ARRAY_LENGTH or (expected is not None and n != expected and not (allow_empty and n == 0)):
+        raise ValueError(f"{field}: {n} values, expected {expected if expected is not None else f'≤ {MAX_ARRAY_LENGTH}'}")
+
+
+def check_names(names: Sequence[str], known, field: str) -> None:
+    """``names`` non-empty, without duplicates and all in ``known``; ValueError naming them."""
+    if not names:
+        raise ValueError(f"{field}: empty")
+    if len(names) > MAX_ARRAY_LENGTH:
+        raise ValueError(f"{field}: {len(names)} names")
+    seen, duplicates = set(), set()
+    for name in names:
+        (duplicates if name in seen else seen).add(name)
+    if duplicates:
+        raise ValueError(f"{field}: duplicate name(s) {sorted(duplicates)[:5]}")
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"{field}: unknown name(s) {unknown[:5]}")
+
+
+def check_frame_id(actual: str, expected: str, field: str = "header.frame_id") -> None:
+    """ValueError unless the frame is ``expected``."""
+    if actual != expected:
+        raise ValueError(f"{field}: {actual[:60]!r}, expected {expected!r}")
+
+
+def check_unit_quaternion(q, field: str) -> None:
+    """ValueError unless ``q`` is finite and of norm 1 (± tolerance)."""
+    norm = float(np.linalg.norm(finite_within(q, 2.0, field)))
+    if abs(norm - 1.0) > UNIT_QUATERNION_TOLERANCE:
+        raise ValueError(f"{field}: not a unit quaternion (norm {norm:.3g})")
+
+
+def stamp_age_error(stamp: Time, now_s: float, max_age_s: float, max_lead_s: float) -> str | None:
+    """Why a message stamped ``stamp`` is unusable at ``now_s`` (too old, or in the future), or None."""
+    t = stamp_to_seconds(stamp)
+    if t > now_s + max_lead_s:
+        return f"header.stamp {t:.3f} s is {t - now_s:.3f} s in the future"
+    if t < now_s - max_age_s:
+        return f"header.stamp {t:.3f} s is {now_s - t:.3f} s old (limit {max_age_s} s)"
+    return None
+
+
+def check_joint_state(msg: JointState, joint_index: dict[str, int], lower_rad, upper_rad) -> None:
+    """A robot joint state: known unique names, one finite position (within the joint's range
+    ± JOINT_RANGE_MARGIN_RAD) and velocity per name, efforts empty or one per name."""
+    check_names(list(msg.name), joint_index, "name")
+    n = len(msg.name)
+    _check_length(msg.position, n, "position")
+    _check_length(msg.velocity, n, "velocity")
+    _check_length(msg.effort, n, "effort", allow_empty=True)
+    position = finite_within(msg.position, 1e3, "position")
+    index = np.array([joint_index[name] for name in msg.name], dtype=int)
+    outside = (position < np.asarray(lower_rad)[index] - JOINT_RANGE_MARGIN_RAD) | \
+              (position > np.asarray(upper_rad)[index] + JOINT_RANGE_MARGIN_RAD)
+    if outside.any():
+        k = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"position[{k}] ({msg.name[k]}): {position[k]:.3g} rad outside the joint's range")
+    finite_within(msg.velocity, MAX_JOINT_SPEED_RAD_S, "velocity")
+    finite_within(msg.effort, MAX_WRENCH, "effort")
+
+
+def check_imu(msg: Imu, frame_id: str) -> None:
+    """An IMU reading in ``frame_id``: unit orientation, rates and specific force within sanity limits."""
+    check_frame_id(msg.header.frame_id, frame_id)
+    o, w, a = msg.orientation, msg.angular_velocity, msg.linear_acceleration
+    check_unit_quaternion((o.w, o.x, o.y, o.z), "orientation")
+    finite_within((w.x, w.y, w.z), MAX_ANGULAR_RATE_RAD_S, "angular_velocity")
+    finite_within((a.x, a.y, a.z), MAX_ACCELERATION_M_S2, "linear_acceleration")
+
+
+def check_wrench(msg: WrenchStamped, frame_id: str) -> None:
+    """A foot wrench in ``frame_id`` (the sole site), finite and within sanity limits."""
+    check_frame_id(msg.header.frame_id, frame_id)
+    f, t = msg.wrench.force, msg.wrench.torque
+    finite_within((f.x, f.y, f.z, t.x, t.y, t.z), MAX_WRENCH, "wrench")
+
+
+def check_odometry(msg: Odometry, child_frame_id: str) -> None:
+    """The base state: ``world`` → ``child_frame_id``, finite pose (unit quaternion) and twist."""
+    check_frame_id(msg.header.frame_id, WORLD_FRAME)
+    check_frame_id(msg.child_frame_id, child_frame_id, "child_frame_id")
+    p, o = msg.pose.pose.position, msg.pose.pose.orientation
+    finite_within((p.x, p.y, p.z), MAX_COORDINATE_M, "pose.position")
+    check_unit_quaternion((o.w, o.x, o.y, o.z), "pose.orientation")
+    lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
+    finite_within((lin.x, lin.y, lin.z), MAX_SPEED_M_S, "twist.linear")
+    finite_within((ang.x, ang.y, ang.z), MAX_ANGULAR_RATE_RAD_S, "twist.angular")
+
+
+def trajectory_times_s(points, field: str = "points") -> np.ndarray:
+    """``time_from_start`` of trajectory points [s]; ValueError unless non-empty and strictly increasing."""
+    if not points or len(points) > MAX_ARRAY_LENGTH:
+        raise ValueError(f"{field}: {len(points)} points")
+    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in points])
+    if times[0] < 0 or np.any(np.diff(times) <= 0):
+        raise ValueError(f"{field}: time_from_start must be ≥ 0 and strictly increasing")
+    return times
+
+
+def joint_state_check(robot):
+    """``check(msg)`` for the joint states of ``robot`` (a RobotModel)."""
+    return lambda msg: check_joint_state(msg, robot.joint_index, robot.position_lower_rad, robot.position_upper_rad)
+
+
+def imu_check(robot):
+    """``check(msg)`` for ``robot``'s IMU messages."""
+    return lambda msg: check_imu(msg, robot.description.imu_site)
+
+
+def wrench_check(robot, side: str):
+    """``check(msg)`` for the wrench of ``robot``'s ``side`` foot (in its sole frame)."""
+    return lambda msg: check_wrench(msg, robot.description.feet[side].sole_site)
+
+
+def odometry_check(robot):
+    """``check(msg)`` for ``robot``'s base state (world → base body)."""
+    return lambda msg: check_odometry(msg, robot.description.base_body)
+
+
+def check_gait_reference(msg: MultiDOFJointTrajectory) -> None:
+    """``/gait/reference`` on its own: frames, one transform per frame in every point, finite
+    unit-quaternion poses, increasing times (pairing with the contacts is checked on decoding)."""
+    if tuple(msg.joint_names) != REFERENCE_FRAMES:
+        raise ValueError(f"joint_names: {list(msg.joint_names)[:5]}, expected {list(REFERENCE_FRAMES)}")
+    trajectory_times_s(msg.points)
+    if any(len(p.transforms) != len(REFERENCE_FRAMES) for p in msg.points):
+        raise ValueError(f"points: every point needs {len(REFERENCE_FRAMES)} transforms")
+    for name, values, limit in (
+            ("translation", [(t.translation.x, t.translation.y, t.translation.z) for p in msg.points for t in p.transforms],
+             MAX_COORDINATE_M),
+            ("rotation", [(t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z) for p in msg.points for t in p.transforms],
+             2.0)):
+        array = finite_within(values, limit, f"points[].transforms[].{name}")
+        if name == "rotation" and np.any(np.abs(np.linalg.norm(array, axis=1) - 1.0) > UNIT_QUATERNION_TOLERANCE):
+            raise ValueError("points[].transforms[].rotation: not unit quaternions")
+
+
+def check_gait_contacts(msg: JointTrajectory) -> None:
+    """``/gait/contacts`` on its own: the two feet, one 0/1 flag each per point, increasing times."""
+    if tuple(msg.joint_names) != CONTACT_NAMES:
+        raise ValueError(f"joint_names: {list(msg.joint_names)[:5]}, expected {list(CONTACT_NAMES)}")
+    trajectory_times_s(msg.points)
+    if any(len(p.positions) != len(CONTACT_NAMES) for p in msg.points):
+        raise ValueError(f"points: every point needs {len(CONTACT_NAMES)} positions")
+    flags = finite_within([list(p.positions) for p in msg.points], 1.0, "points[].positions")
+    if np.any((flags != 0.0) & (flags != 1.0)):
+        raise ValueError("points[].positions: contact flags must be 0 or 1")
+
+
+def upper_body_check(robot):
+    """``check(msg)`` for ``/gait/upper_body`` (and ``/reach/arm_trajectory``) of ``robot``: its
+    joints, one finite angle within the joint's range per joint and point, increasing times."""
+    def check(msg: JointTrajectory) -> None:
+        if msg.joint_names:  # a robot without upper-body joints gets an empty trajectory
+            check_names(list(msg.joint_names), robot.joint_index, "joint_names")
+        trajectory_times_s(msg.points)
+        if any(len(p.positions) != len(msg.joint_names) for p in msg.points):
+            raise ValueError(f"points: every point needs {len(msg.joint_names)} positions")
+        angles = finite_within([list(p.positions) for p in msg.points], 2 * math.pi, "points[].positions")
+        index = np.array([robot.joint_index[n] for n in msg.joint_names], dtype=int)
+        low = robot.position_lower_rad[index] - JOINT_RANGE_MARGIN_RAD
+        high = robot.position_upper_rad[index] + JOINT_RANGE_MARGIN_RAD
+        if np.any((angles < low) | (angles > high)):
+            raise ValueError("points[].positions: an angle outside its joint's range")
+    return check
+
+
+def check_pose_goal(msg) -> None:
+    """A goal pose (``geometry_msgs/PoseStamped``): a frame named, finite position, unit quaternion
+    (which frames are known is the receiver's business)."""
+    if not msg.header.frame_id:
+        raise ValueError("header.frame_id: empty")
+    p, o = msg.pose.position, msg.pose.orientation
+    finite_within((p.x, p.y, p.z), MAX_COORDINATE_M, "pose.position")
+    check_unit_quaternion((o.w, o.x, o.y, o.z), "pose.orientation")
+
+
+def check_com_plan(msg: MultiDOFJointTrajectory) -> None:
+    """``/mpc/com_plan`` on its own (decoding it checks the rest)."""
+    com_plan_from_message(msg)
 
 
 # -- time --------------------------------------------------------------------------------------
@@ -223,6 +437,28 @@ def joint_command_from_message(msg: JointTrajectory, default_kp: dict[str, float
                         arrays["velocities"], arrays["effort"], kp, kd)
 
 
+MAX_KP = 1e4   # N·m/rad, the robot YAML's bound
+MAX_KD = 1e3   # N·m·s/rad
+
+
+def check_joint_command(command: JointCommand, robot) -> None:
+    """A decoded joint command within ``robot``'s sanity bounds (known joints, finite values,
+    positions near the joints' ranges, gains within the robot YAML's bounds); CommandError."""
+    try:
+        check_names(list(command.joint_names), robot.joint_index, "joint_names")
+        index = np.array([robot.joint_index[n] for n in command.joint_names], dtype=int)
+        position = finite_within(command.position_rad, 1e3, "points[0].positions")
+        if np.any((position < robot.position_lower_rad[index] - JOINT_RANGE_MARGIN_RAD) |
+                  (position > robot.position_upper_rad[index] + JOINT_RANGE_MARGIN_RAD)):
+            raise ValueError("points[0].positions: a setpoint outside its joint's range")
+        finite_within(command.velocity_rad_s, MAX_JOINT_SPEED_RAD_S, "points[0].velocities")
+        finite_within(command.effort_nm, MAX_WRENCH, "points[0].effort")
+        finite_within(command.kp, MAX_KP, "points[1].positions (kp)")
+        finite_within(command.kd, MAX_KD, "points[1].velocities (kd)")
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+
+
 # -- base state ---------------------------------------------------------------------------------
 def odometry_message(state: BaseState, child_frame_id: str, frame_id: str = WORLD_FRAME,
                      pose_covariance=None, twist_covariance=None) -> Odometry:
@@ -271,8 +507,7 @@ def push_from_message(msg: WrenchStamped, now_s: float, default_duration_s: floa
     if not msg.header.frame_id:
         raise ValueError("push needs header.frame_id naming the body to push")
     wrench = wrench_from_message(msg)
-    if not (np.all(np.isfinite(wrench.force_n)) and np.all(np.isfinite(wrench.torque_nm))):
-        raise ValueError("push wrench holds non-finite values")
+    finite_within(np.concatenate([wrench.force_n, wrench.torque_nm]), MAX_WRENCH, "wrench")
     end_ns = stamp_to_ns(msg.header.stamp)
     duration = default_duration_s if end_ns == 0 else end_ns * 1e-9 - now_s
     if not (math.isfinite(duration) and duration > 0.0):
@@ -397,11 +632,22 @@ def gait_reference_arrays(poses: MultiDOFJointTrajectory, contacts: JointTraject
         raise ValueError(f"unexpected frames {list(poses.joint_names)} / {list(contacts.joint_names)}")
     if len(poses.points) != len(contacts.points):
         raise ValueError("reference and contact messages have different lengths")
-    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in poses.points])
+    times = trajectory_times_s(poses.points)
+    if any(len(p.transforms) != len(REFERENCE_FRAMES) for p in poses.points):
+        raise ValueError(f"points: every point needs {len(REFERENCE_FRAMES)} transforms")
+    if any(len(p.positions) != len(CONTACT_NAMES) for p in contacts.points):
+        raise ValueError(f"contacts: every point needs {len(CONTACT_NAMES)} positions")
+
     def arrays(index):
         tr = [p.transforms[index] for p in poses.points]
-        return (np.array([[t.translation.x, t.translation.y, t.translation.z] for t in tr]),
-                np.array([[t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z] for t in tr]))
+        field = f"points[].transforms[{index}]"
+        position = finite_within([[t.translation.x, t.translation.y, t.translation.z] for t in tr],
+                                 MAX_COORDINATE_M, f"{field}.translation")
+        quat = finite_within([[t.rotation.w, t.rotation.x, t.rotation.y, t.rotation.z] for t in tr], 2.0,
+                             f"{field}.rotation")
+        if np.any(np.abs(np.linalg.norm(quat, axis=1) - 1.0) > UNIT_QUATERNION_TOLERANCE):
+            raise ValueError(f"{field}.rotation: not unit quaternions")
+        return position, quat
     pelvis_position, pelvis_quat = arrays(0)
     out = {"times_s": times, "pelvis_height_m": pelvis_position[:, 2], "pelvis_quat_wxyz": pelvis_quat,
            "body": np.column_stack([pelvis_position[:, :2], quats_yaw(pelvis_quat)])}
@@ -418,8 +664,12 @@ def upper_body_arrays(upper: JointTrajectory, times_s: np.ndarray) -> tuple[tupl
     if times.shape != np.shape(times_s) or not np.allclose(times, times_s, atol=1e-6):
         raise ValueError("upper-body trajectory times differ from the reference's")
     names = tuple(upper.joint_names)
-    values = np.array([list(p.positions) for p in upper.points], dtype=float).reshape(len(times), len(names))
-    return names, values
+    if len(set(names)) != len(names):
+        raise ValueError("joint_names: duplicates")
+    if any(len(p.positions) != len(names) for p in upper.points):
+        raise ValueError(f"points: every point needs {len(names)} positions")
+    values = finite_within([list(p.positions) for p in upper.points], 2 * math.pi, "positions")
+    return names, values.reshape(len(times), len(names))
 
 
 COM_PLAN_FRAMES = ("com", "cop")
@@ -448,7 +698,7 @@ def com_plan_from_message(msg: MultiDOFJointTrajectory) -> ComPlan:
     """The :class:`ComPlan` of a ``/mpc/com_plan`` message; ValueError when malformed."""
     if tuple(msg.joint_names) != COM_PLAN_FRAMES or len(msg.points) < 2:
         raise ValueError(f"not a CoM plan: joints {list(msg.joint_names)}, {len(msg.points)} points")
-    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in msg.points])
+    times = trajectory_times_s(msg.points)
     dt = float(times[1] - times[0])
     if dt <= 0 or not np.allclose(np.diff(times), dt, atol=1e-6):
         raise ValueError("CoM plan points are not evenly spaced")
@@ -460,10 +710,11 @@ def com_plan_from_message(msg: MultiDOFJointTrajectory) -> ComPlan:
         states.append((c.x, v.x, c.y, v.y))
         cop.append((z.x, z.y))
     height = msg.points[0].transforms[0].translation.z
-    if not (np.isfinite(height) and height > 0):
-        raise ValueError(f"CoM plan height must be positive, got {height}")
-    return ComPlan(stamp_to_seconds(msg.header.stamp), dt, np.array(states), np.array(cop[:-1]),
-                   math.sqrt(GRAVITY_M_S2 / height))
+    if not (np.isfinite(height) and 0.05 < height < 10.0):
+        raise ValueError(f"points[0].transforms[0].translation.z: CoM height must be in (0.05, 10) m, got {height}")
+    states = finite_within(states, MAX_COORDINATE_M, "points[].com")
+    cop = finite_within(cop, MAX_COORDINATE_M, "points[].cop")
+    return ComPlan(stamp_to_seconds(msg.header.stamp), dt, states, cop[:-1], math.sqrt(GRAVITY_M_S2 / height))
 
 
 def muscle_activations_message(stamp_s: float, muscle_names: Sequence[str], activations) -> JointState:
@@ -519,8 +770,10 @@ def timed_joint_trajectory_from_message(msg: JointTrajectory) -> TimedJointTraje
     malformed (no points, a point with the wrong number of positions, times not increasing, NaN)."""
     if not msg.points:
         raise ValueError("arm trajectory without points")
+    if not msg.joint_names or len(set(msg.joint_names)) != len(msg.joint_names):
+        raise ValueError("joint_names: empty or duplicates")
     if any(len(p.positions) != len(msg.joint_names) for p in msg.points):
         raise ValueError(f"every point needs {len(msg.joint_names)} positions")
-    times = np.array([p.time_from_start.sec + p.time_from_start.nanosec * 1e-9 for p in msg.points])
-    positions = np.array([list(p.positions) for p in msg.points], dtype=float)
+    times = trajectory_times_s(msg.points)
+    positions = finite_within([list(p.positions) for p in msg.points], 2 * math.pi, "points[].positions")
     return TimedJointTrajectory(tuple(msg.joint_names), stamp_to_seconds(msg.header.stamp), times, positions)

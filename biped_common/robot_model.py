@@ -245,6 +245,18 @@ class RobotModel:
                             v_joints_rad_s])
         return q, v
 
+    def sole_poses_planar(self, q: np.ndarray) -> dict[str, tuple[float, float, float]]:
+        """Per foot, its sole's (x [m], y [m], yaw [rad]) in the world at Pinocchio configuration ``q``."""
+        data = self.pin_model.createData()
+        pin.framesForwardKinematics(self.pin_model, data, q)
+        out = {}
+        for side, foot in self.description.feet.items():
+            placement = data.oMf[self.pin_model.getFrameId(foot.sole_site)]
+            rotation = placement.rotation
+            out[side] = (float(placement.translation[0]), float(placement.translation[1]),
+                         float(np.arctan2(rotation[1, 0], rotation[0, 0])))
+        return out
+
     def joint_vector(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:
         """``values`` (ordered as ``names``) reordered to :attr:`joint_names`; ValueError naming
         the joints that are missing or unknown."""

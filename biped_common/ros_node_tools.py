@@ -1,50 +1,201 @@
 """Helpers shared by the node shells (this module imports rclpy; cores never import it).
 
+- :class:`GuardedNode`: the base class of every node. No exception escapes one of its callbacks
+  (subscriptions, timers, services): each is caught and logged with the input that caused it,
+  and the node carries on. :meth:`GuardedNode.subscribe` checks every message (a check function,
+  its stamp against the node's clock) before the callback sees it, and refuses the bad ones with
+  one repeat-filtered log line per topic naming the field.
 - :func:`declare_config`: declare one ROS parameter per field of a config dataclass (same name,
   the dataclass default as the default) and build the dataclass from their values, so each node
-  has exactly one list of parameters and the dataclass validates them.
+  has exactly one list of parameters and the dataclass validates them. Parameters are read-only
+  unless the node applies them live; a live one is refused with the reason when it has the wrong
+  type or fails the dataclass's validation, and the node keeps its value.
 - :func:`run_node`: spin a node with the events executor and shut down cleanly on Ctrl-C/SIGTERM.
 """
 
 from __future__ import annotations
 
+import math
 import signal
 import sys
 import threading
-from dataclasses import MISSING, fields
-from typing import Callable, TypeVar
+import time
+import traceback
+from dataclasses import MISSING, fields, replace
+from typing import Any, Callable, Mapping, TypeVar
 
 import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
-from rcl_interfaces.msg import ParameterDescriptor
+from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
+from biped_common import conversions as conv
 from biped_common.errors import BipedStackError, ConfigError
 from biped_common.repeat_filter import RepeatFilter  # noqa: F401 (re-exported for the nodes)
 
-__all__ = ["RepeatFilter", "declare_config", "make_executor", "run_node", "running", "spin_forever"]
+__all__ = ["GuardedNode", "RefusalLog", "RepeatFilter", "declare_config", "make_executor", "run_node",
+           "running", "spin_forever"]
 
 T = TypeVar("T")
+REFUSALS = (ValueError, BipedStackError)  # what a check raises for a bad input
+MESSAGE_SUMMARY_CHARS = 300
+
+
+class RefusalLog:
+    """One log line per topic and period for refused inputs: the first refusal at once (naming the
+    field), the ones after it counted and reported with the next line, so a flood of bad messages
+    neither drowns the log nor goes unreported."""
+
+    def __init__(self, log: Callable[[str], None], period_s: float = 1.0, clock: Callable[[], float] = time.monotonic):
+        self._log, self._period_s, self._clock = log, period_s, clock
+        self._state: dict[str, list[float]] = {}   # topic → [time of the last line, refusals since]
+        self.counts: dict[str, int] = {}
+
+    def __call__(self, topic: str, reason: str) -> None:
+        self.counts[topic] = self.counts.get(topic, 0) + 1
+        now = self._clock()
+        last, pending = self._state.get(topic, (-math.inf, 0))
+        if now - last >= self._period_s:
+            extra = f" (+{int(pending)} more refused since the last report)" if pending else ""
+            self._log(f"refused {topic}: {reason}{extra}; the previous input stays in force")
+            self._state[topic] = [now, 0]
+        else:
+            self._state[topic] = [last, pending + 1]
+
+    def flush(self) -> None:
+        """Report the refusals counted since a topic's last line, once its period is over (a
+        node calls this periodically, so the last refusals of a burst are reported too)."""
+        now = self._clock()
+        for topic, (last, pending) in list(self._state.items()):
+            if pending and now - last >= self._period_s:
+                self._log(f"refused {topic} {int(pending)} more time(s) since the last report; "
+                          "the previous input stays in force")
+                self._state[topic] = [now, 0]
+
+
+def summarize(message: Any) -> str:
+    """A message as text, cut to a log line's length."""
+    text = repr(message)
+    return text if len(text) <= MESSAGE_SUMMARY_CHARS else text[:MESSAGE_SUMMARY_CHARS] + "…"
+
+
+class GuardedNode(Node):
+    """A node whose callbacks never raise, and whose subscriptions check their input first."""
+
+    def __init__(self, node_name: str, **kwargs):
+        super().__init__(node_name, **kwargs)
+        self.refuse = RefusalLog(self.get_logger().error)
+        self._log_failure = RepeatFilter(self.get_logger().error, period_s=5.0)
+        from rclpy.clock import Clock, ClockType
+        super().create_timer(1.0, self.refuse.flush, clock=Clock(clock_type=ClockType.STEADY_TIME))
+
+    def _guard(self, what: str, callback: Callable, fallback: Callable[..., Any] | None = None,
+               topic: str | None = None) -> Callable:
+        """``callback`` that never raises: a refusal (ValueError, BipedStackError) of a message on
+        ``topic`` goes to the refusal log, anything else is logged as a failure with its input."""
+        def guarded(*args):
+            try:
+                return callback(*args)
+            except Exception as exc:  # noqa: BLE001 - a bug must not take the robot down; it is logged
+                if topic is not None and isinstance(exc, REFUSALS):
+                    self.refuse(topic, str(exc))
+                else:
+                    self._failed(what, exc, args)
+            return fallback(*args) if fallback is not None else None
+        return guarded
+
+    def _failed(self, what: str, exc: BaseException, args) -> None:
+        where = traceback.extract_tb(exc.__traceback__)[-1] if exc.__traceback__ else None
+        location = f" at {where.filename.rsplit('/', 1)[-1]}:{where.lineno}" if where else ""
+        inputs = f"; input: {summarize(args[0])}" if args else ""
+        # Keyed without the input, so one failing callback logs once per period, not once per value.
+        self._log_failure(f"{what} failed ({type(exc).__name__}{location}): {exc}{inputs}",
+                          key=f"{what}|{type(exc).__name__}{location}")
+
+    def create_subscription(self, msg_type, topic, callback, qos_profile, **kwargs):
+        name = self._topic_name(topic)
+        return super().create_subscription(msg_type, topic, self._guard(f"callback of {name}", callback, topic=name),
+                                           qos_profile, **kwargs)
+
+    def create_timer(self, timer_period_sec, callback, *args, **kwargs):
+        guarded = self._guard(f"timer {getattr(callback, '__name__', '')}", callback)
+        # rclpy passes a TimerInfo to callbacks that take an argument: ours take none.
+        return super().create_timer(timer_period_sec, lambda: guarded(), *args, **kwargs)
+
+    def create_service(self, srv_type, srv_name, callback, **kwargs):
+        def failed(request, response):
+            if hasattr(response, "success"):
+                response.success, response.message = False, "the request failed; see the node's log"
+            return response
+        return super().create_service(srv_type, srv_name, self._guard(f"service {srv_name}", callback, failed),
+                                      **kwargs)
+
+    def _topic_name(self, topic: str) -> str:
+        return topic if topic.startswith("/") else self.resolve_topic_name(topic)
+
+    def subscribe(self, msg_type, topic: str, callback: Callable, qos_profile, check: Callable | None = None,
+                  max_age_s: float | None = 1.0, max_lead_s: float = 0.5):
+        """Subscribe with ``callback`` seeing only messages that pass ``check(msg)`` (which raises
+        ValueError naming the field) and, when ``max_age_s`` is given, whose ``header.stamp`` is
+        neither older than ``max_age_s`` nor more than ``max_lead_s`` ahead of the node's clock
+        (not checked before the clock runs: sim time before the first /clock)."""
+        def checked(msg):
+            if max_age_s is not None:
+                now_s = self.get_clock().now().nanoseconds * 1e-9
+                if now_s > 0.0:
+                    error = conv.stamp_age_error(msg.header.stamp, now_s, max_age_s, max_lead_s)
+                    if error is not None:
+                        raise ValueError(error)
+            if check is not None:
+                check(msg)
+            callback(msg)
+        return self.create_subscription(msg_type, topic, checked, qos_profile)
 
 
 def _ros_value(value):
     return list(value) if isinstance(value, tuple) else value
 
 
-def declare_config(node: Node, config_type: type[T]) -> T:
+def declare_config(node: Node, config_type: type[T],
+                   live: Mapping[str, Callable[[Any], tuple[bool, str]]] | None = None) -> T:
     """Declare a parameter per dataclass field and return the validated dataclass.
 
     Values are coerced to the type of the field's default (``rate:=500`` is a float 500.0); a
-    value that cannot be is a ConfigError naming the parameter.
+    value that cannot be is a ConfigError naming the parameter. Parameters are read at start and
+    read-only after; those in ``live`` (name → apply(value) → (accepted, reason)) may be set
+    while the node runs: a wrong type or a value the dataclass rejects is refused with the
+    reason, otherwise ``apply`` decides.
     """
+    live = dict(live or {})
     values = {}
     for f in fields(config_type):
         default = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
-        descriptor = ParameterDescriptor(description=f"see {config_type.__name__}", dynamic_typing=True)
+        descriptor = ParameterDescriptor(
+            description=f"see {config_type.__name__}" + ("" if f.name in live else " (read at start)"),
+            dynamic_typing=True, read_only=f.name not in live)
         value = node.declare_parameter(f.name, _ros_value(default), descriptor).value
         values[f.name] = _coerce(value, default, f.name)
-    return config_type(**values)
+    config = config_type(**values)
+    if live:
+        current = {"config": config}
+
+        def on_set(parameters) -> SetParametersResult:
+            for parameter in parameters:
+                if parameter.name not in live:
+                    continue
+                try:
+                    value = _coerce(parameter.value, getattr(current["config"], parameter.name), parameter.name)
+                    candidate = replace(current["config"], **{parameter.name: value})
+                except ConfigError as exc:
+                    return SetParametersResult(successful=False, reason=str(exc))
+                ok, reason = live[parameter.name](value)
+                if not ok:
+                    return SetParametersResult(successful=False, reason=reason)
+                current["config"] = candidate
+            return SetParametersResult(successful=True)
+        node.add_on_set_parameters_callback(on_set)
+    return config
 
 
 def _coerce(value, default, name: str):

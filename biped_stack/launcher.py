@@ -3,7 +3,7 @@
 Supported subset of the ROS 2 XML launch format (what biped_stack's launch files use):
 ``<launch>``, ``<arg name default description>``, ``<let name value>``, ``<group>`` (scopes
 args), ``<include file>`` with ``<arg name value>``, ``<node pkg exec name namespace output args
-on_exit>`` with ``<param name value>``, ``<param from="file.yaml">`` and ``<remap from to>``;
+on_exit respawn respawn_delay respawn_max_retries>`` with ``<param name value>``, ``<param from="file.yaml">`` and ``<remap from to>``;
 ``if`` and ``unless`` on nodes, includes and groups; substitutions ``$(var NAME)``,
 ``$(find-pkg-share PKG)``, ``$(env NAME [DEFAULT])``. Anything else is an error naming it, so a
 launch file never half-runs.
@@ -15,7 +15,8 @@ this interpreter; ``--ros-args`` follow, and its output is prefixed with ``[name
 
 Exits follow ``ros2 launch``: a node that ends is reported and the others keep running, unless it
 is marked ``on_exit="shutdown"`` — then every node is stopped (SIGINT, then SIGTERM, then SIGKILL)
-and the launch ends. The launch also ends when every node has ended, on Ctrl-C and on SIGTERM.
+and the launch ends — or ``respawn="true"`` — then it is started again after ``respawn_delay``
+seconds (at most ``respawn_max_retries`` times, when given). The launch also ends when every node has ended, on Ctrl-C and on SIGTERM.
 One difference: ``ros2 launch`` exits 0 after a shutdown caused by a node; this launcher exits
 with that node's code, so scripts and tests see the failure.
 """
@@ -59,6 +60,9 @@ class NodeSpec:
     remaps: tuple[tuple[str, str], ...] = ()
     extra_args: tuple[str, ...] = ()
     on_exit: str = ""                 # "shutdown": this node's end ends the launch
+    respawn: bool = False             # start it again when it ends (ros2 launch's respawn)
+    respawn_delay_s: float = 0.0
+    respawn_max_retries: int = -1     # negative: no limit
 
     def ros_args(self) -> list[str]:
         """The ``--ros-args`` of this node (files first, then single parameters: later wins)."""
@@ -222,9 +226,17 @@ def _node(element: ET.Element, scope: _Scope, where: str) -> NodeSpec:
     if on_exit and on_exit not in ON_EXIT_ACTIONS:
         raise LaunchError(f"{where}: on_exit must be one of {ON_EXIT_ACTIONS} (as in ros2 launch), "
                           f"got {on_exit!r}")
+    respawn = _truthy(s(element.get("respawn", "false")), f"{where} respawn")
+    try:
+        delay = float(s(element.get("respawn_delay", "0")))
+        retries = int(s(element.get("respawn_max_retries", "-1")))
+    except ValueError as exc:
+        raise LaunchError(f"{where}: respawn_delay must be a number and respawn_max_retries an integer") from exc
+    if not 0.0 <= delay <= 3600.0:
+        raise LaunchError(f"{where}: respawn_delay must be in [0, 3600] s, got {delay}")
     return NodeSpec(pkg, exe, s(element.get("name", exe)), s(element.get("namespace", "")),
                     tuple(files), tuple(params), tuple(remaps),
-                    tuple(s(element.get("args", "")).split()), on_exit)
+                    tuple(s(element.get("args", "")).split()), on_exit, respawn, delay, retries)
 
 
 def executable_command(package: str, executable: str) -> list[str]:
@@ -267,21 +279,23 @@ class ProcessGroup:
             self.out.flush()
 
     def start(self) -> None:
+        for node in self.nodes:
+            self.processes.append((node, self._spawn(node)))
+
+    def _spawn(self, node: NodeSpec) -> subprocess.Popen:
         env = dict(os.environ)
         env.setdefault("AMENT_PREFIX_PATH", sys.prefix)
         env.setdefault("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp")
         env["PYTHONUNBUFFERED"] = "1"
         width = max(len(n.name) for n in self.nodes)
-        for node in self.nodes:
-            command = executable_command(node.package, node.executable) + node.ros_args()
-            process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, env=env, start_new_session=True,
-                                       text=True, bufsize=1)
-            self.processes.append((node, process))
-            self._say(f"[launch] started {node.name} (pid {process.pid}): {command[0]}")
-            self._last_lines[process.pid] = deque(maxlen=LAST_LINES_ON_FAILURE)
-            threading.Thread(target=self._pump, args=(node.name.ljust(width), process),
-                             daemon=True).start()
+        command = executable_command(node.package, node.executable) + node.ros_args()
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                   stdin=subprocess.DEVNULL, env=env, start_new_session=True,
+                                   text=True, bufsize=1)
+        self._say(f"[launch] started {node.name} (pid {process.pid}): {command[0]}")
+        self._last_lines[process.pid] = deque(maxlen=LAST_LINES_ON_FAILURE)
+        threading.Thread(target=self._pump, args=(node.name.ljust(width), process), daemon=True).start()
+        return process
 
     def _pump(self, prefix: str, process: subprocess.Popen) -> None:
         for line in process.stdout:
@@ -289,16 +303,20 @@ class ProcessGroup:
             self._say(f"[{prefix}] {line.rstrip()}")
 
     def wait(self, timeout_s: float | None = None) -> int:
-        """Serve the nodes until an ``on_exit="shutdown"`` node ends, every node has ended, Ctrl-C
-        or ``timeout_s``; then stop all. The exit code: the shutdown node's, else the first
+        """Serve the nodes until an ``on_exit="shutdown"`` node ends, every node has ended (and
+        none is due to respawn), Ctrl-C or ``timeout_s``; then stop all. A node marked
+        ``respawn`` is started again ``respawn_delay_s`` after it ends (up to
+        ``respawn_max_retries`` times). The exit code: the shutdown node's, else the first
         non-zero code of an ended node, else 0."""
         deadline = None if timeout_s is None else time.monotonic() + timeout_s
         reported: set[int] = set()
+        respawn_at: dict[int, float] = {}   # index in self.processes → when to start it again
+        retries = [0] * len(self.processes)
         code = 0
         failed: tuple[NodeSpec, subprocess.Popen] | None = None
         try:
             while deadline is None or time.monotonic() < deadline:
-                for node, process in self.processes:
+                for i, (node, process) in enumerate(self.processes):
                     if process.pid in reported or process.poll() is None:
                         continue
                     reported.add(process.pid)
@@ -307,11 +325,21 @@ class ProcessGroup:
                                   "(on_exit=shutdown); stopping every node")
                         failed = (node, process) if process.returncode != 0 else None
                         return process.returncode
+                    if node.respawn and (node.respawn_max_retries < 0 or retries[i] < node.respawn_max_retries):
+                        retries[i] += 1
+                        respawn_at[i] = time.monotonic() + node.respawn_delay_s
+                        self._say(f"[launch] {node.name} exited with code {process.returncode}; respawning in "
+                                  f"{node.respawn_delay_s:g} s (respawn {retries[i]})")
+                        continue
                     running = sum(p.poll() is None for _, p in self.processes)
                     self._say(f"[launch] {node.name} exited with code {process.returncode}"
                               + (f"; {running} other node(s) keep running" if running else ""))
                     code = code or process.returncode
-                if len(reported) == len(self.processes):
+                for i, when in list(respawn_at.items()):
+                    if time.monotonic() >= when:
+                        del respawn_at[i]
+                        self.processes[i] = (self.processes[i][0], self._spawn(self.processes[i][0]))
+                if not respawn_at and all(p.pid in reported for _, p in self.processes):
                     self._say("[launch] every node has ended")
                     break
                 time.sleep(0.05)

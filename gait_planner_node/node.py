@@ -5,7 +5,11 @@ The ``style`` parameter names a shipped style or a style file. Changing it (``ro
 or calling ``~/reload_style`` (std_srvs/Trigger, re-reads the file) loads and validates the style;
 an invalid one is refused with every error logged and returned, and the running style is kept.
 No ``/cmd_vel`` for ``cmd_vel_timeout_s`` brings the commanded velocity to zero (the filter in
-the planner makes that a smooth stop).
+the planner makes that a smooth stop). A command beyond the style's range is clamped to it (logged).
+
+The planner starts where the robot stands: its body pose from the first base state
+(``state_source``) and its feet from the first joint state, or the origin when none arrives
+within ``anchor_timeout_s`` — so a respawned planner joins a robot that has walked somewhere.
 """
 
 from __future__ import annotations
@@ -13,17 +17,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import math
+import time
+
 from geometry_msgs.msg import Point, Twist
-from rcl_interfaces.msg import SetParametersResult
-from rclpy.node import Node
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 from visualization_msgs.msg import Marker, MarkerArray
 
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
-from gait_planner_node.planner import GaitPlanner, PlannerConfig
+from biped_common.errors import ConfigError
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
 from gait_planner_node.style import StyleError, load_style
 
@@ -42,18 +50,44 @@ class GaitNodeConfig:
     preview_horizon_s: float = 2.0
     preview_dt_s: float = 0.04
     publish_markers: bool = True
+    state_source: str = "estimator"  # where the robot is at start: estimator (/odom) | ground_truth
+    anchor_timeout_s: float = 2.0    # wall time to wait for it before planning from the origin
+
+    def __post_init__(self):
+        for name, low, high in (("rate_hz", 1.0, 1000.0), ("cmd_vel_timeout_s", 0.01, 10.0),
+                                ("preview_horizon_s", 0.1, 10.0), ("preview_dt_s", 0.005, 1.0),
+                                ("anchor_timeout_s", 0.0, 60.0)):
+            if not low <= getattr(self, name) <= high:
+                raise ConfigError(name, f"must be in [{low:g}, {high:g}], got {getattr(self, name)!r}")
+        if self.state_source not in conv.STATE_TOPICS:
+            raise ConfigError("state_source", f"must be one of {sorted(conv.STATE_TOPICS)}, got {self.state_source!r}")
 
 
-class GaitPlannerNode(Node):
+class GaitPlannerNode(GuardedNode):
     def __init__(self):
         super().__init__("gait_planner")
-        self.config = declare_config(self, GaitNodeConfig)
-        robot = load_robot(self.config.robot)
-        planner_config = PlannerConfig.for_robot(robot, preview_horizon_s=self.config.preview_horizon_s,
-                                                 preview_dt_s=self.config.preview_dt_s)
-        self.planner = GaitPlanner(load_style(self.config.style), planner_config)
+        # The style is the one parameter applied live: loading it validates the file, and an
+        # invalid one is refused with every error while the running style stays.
+        self.config = declare_config(self, GaitNodeConfig, live={"style": self._load})
+        robot = self.robot = load_robot(self.config.robot)
+        self._planner_config = PlannerConfig.for_robot(robot, preview_horizon_s=self.config.preview_horizon_s,
+                                                       preview_dt_s=self.config.preview_dt_s)
+        self.style = load_style(self.config.style)
+        # The planner starts where the robot stands (a respawned planner joins a robot that has
+        # walked): from the first base state and joint state, or the origin after anchor_timeout_s.
+        self.planner: GaitPlanner | None = None
+        self._pending_command = np.zeros(3)
+        self._anchor_inputs: dict[str, object] = {}
+        self._anchor_subscriptions = [
+            self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source],
+                           lambda m: self._anchor_inputs.__setitem__("base", m), 10,
+                           check=conv.odometry_check(robot)),
+            self.subscribe(JointState, "joint_states", lambda m: self._anchor_inputs.__setitem__("joints", m), 10,
+                           check=conv.joint_state_check(robot))]
+        self._started_wall_s = time.monotonic()
         self._legs = LegGeometry.from_robot(robot)
         self._log_error = RepeatFilter(self.get_logger().error)
+        self._log_clamp = RepeatFilter(self.get_logger().warning, period_s=2.0)
         self._last_cmd_s: float | None = None
         self._last_tick_s: float | None = None
         self._timed_out = True
@@ -62,22 +96,55 @@ class GaitPlannerNode(Node):
         self._pub_contacts = self.create_publisher(JointTrajectory, "gait/contacts", 10)
         self._pub_upper = self.create_publisher(JointTrajectory, "gait/upper_body", 10)
         self._pub_markers = self.create_publisher(MarkerArray, "gait/markers", 10)
-        self.create_subscription(Twist, "cmd_vel", self._on_cmd_vel, 10)
+        self.subscribe(Twist, "cmd_vel", self._on_cmd_vel, 10, max_age_s=None)  # Twist has no stamp
         self.create_service(Trigger, "~/reload_style", self._on_reload)
-        self.add_on_set_parameters_callback(self._on_parameters)
         self.create_timer(1.0 / self.config.rate_hz, self._tick)
-        self.get_logger().info(f"{self.planner.style.summary()} for {robot.name}, {self.config.rate_hz:.0f} Hz")
+        self.get_logger().info(f"{self.style.summary()} for {robot.name}, {self.config.rate_hz:.0f} Hz")
 
     def _now_s(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
 
     # -- inputs -------------------------------------------------------------------------------
+    def _start_planner(self) -> bool:
+        """Create the planner where the robot stands, once its state is in (or the wait is over)."""
+        base, joints = self._anchor_inputs.get("base"), self._anchor_inputs.get("joints")
+        if base is not None and joints is not None:
+            state = conv.base_state_from_odometry(base)
+            q, _ = self.robot.pinocchio_state(
+                state.position_m, state.orientation_wxyz, state.linear_velocity_world_m_s,
+                state.angular_velocity_base_rad_s, self.robot.joint_vector(tuple(joints.name), joints.position),
+                self.robot.joint_vector(tuple(joints.name), joints.velocity))
+            feet = {side: Pose2(*pose) for side, pose in self.robot.sole_poses_planar(q).items()}
+            # The body's heading and place from the feet (the pelvis itself sways and yaws with
+            # the style): their mean yaw (splay is symmetric) and their midpoint.
+            yaw = math.atan2(sum(math.sin(f.yaw) for f in feet.values()), sum(math.cos(f.yaw) for f in feet.values()))
+            start = Pose2(sum(f.x for f in feet.values()) / 2.0, sum(f.y for f in feet.values()) / 2.0, yaw)
+            self.get_logger().info(f"planning from where the robot stands: between its feet ({start.x:.3f}, "
+                                   f"{start.y:.3f}) m, heading {yaw:.3f} rad")
+        elif time.monotonic() - self._started_wall_s >= self.config.anchor_timeout_s:
+            start, feet = Pose2(0.0, 0.0, 0.0), None
+            self.get_logger().warning(f"no base state on /{conv.STATE_TOPICS[self.config.state_source]} within "
+                                      f"{self.config.anchor_timeout_s:g} s: planning from the origin")
+        else:
+            return False
+        self.planner = GaitPlanner(self.style, self._planner_config, start, feet)
+        self.planner.set_command(self._pending_command)
+        for subscription in self._anchor_subscriptions:
+            self.destroy_subscription(subscription)
+        self._anchor_inputs.clear()
+        return True
+
     def _on_cmd_vel(self, msg: Twist) -> None:
-        try:
-            self.planner.set_command(conv.velocity_command_from_twist(msg))
-        except ValueError as exc:
-            self._log_error(f"rejected cmd_vel (keeping the previous command): {exc}")
+        requested = conv.velocity_command_from_twist(msg)  # ValueError → refused, logged, command kept
+        if self.planner is None:
+            self._pending_command = requested
+            self._last_cmd_s = self._now_s()
             return
+        clamped = self.planner.set_command(requested)
+        if np.any(clamped != requested):
+            self._log_clamp(f"cmd_vel ({', '.join(f'{x:.3g}' for x in requested)}) is beyond style "
+                            f"{self.planner.style.name!r}'s range: walking ({', '.join(f'{x:.3g}' for x in clamped)})",
+                            key="clamped")
         self._last_cmd_s = self._now_s()
         if self._timed_out:
             self._timed_out = False
@@ -87,9 +154,11 @@ class GaitPlannerNode(Node):
         try:
             style = load_style(name_or_path)
         except StyleError as exc:
-            self.get_logger().error(f"style not loaded, keeping {self.planner.style.name!r}: {exc}")
+            self.get_logger().error(f"style not loaded, keeping {self.style.name!r}: {exc}")
             return False, str(exc)
-        self.planner.set_style(style)
+        self.style = style
+        if self.planner is not None:
+            self.planner.set_style(style)
         self.get_logger().info(f"style loaded: {style.summary()}")
         return True, style.summary()
 
@@ -97,15 +166,10 @@ class GaitPlannerNode(Node):
         response.success, response.message = self._load(self.get_parameter("style").value)
         return response
 
-    def _on_parameters(self, parameters) -> SetParametersResult:
-        for parameter in parameters:
-            if parameter.name == "style":
-                ok, message = self._load(parameter.value)
-                return SetParametersResult(successful=ok, reason=message)
-        return SetParametersResult(successful=True)
-
     # -- tick ---------------------------------------------------------------------------------
     def _tick(self) -> None:
+        if self.planner is None and not self._start_planner():
+            return
         now = self._now_s()
         if self._last_tick_s is None or now <= self._last_tick_s:
             self._last_tick_s = now  # first tick, or the (sim) clock has not moved
@@ -118,6 +182,10 @@ class GaitPlannerNode(Node):
             self.planner.set_command(np.zeros(3))
         self.planner.step(min(dt, 0.1))
         reference = self.planner.reference()
+        if not _finite(reference):
+            # A failed plan: publish nothing; the controllers' stale-reference fallback holds the robot.
+            self._log_error(f"non-finite reference (command {self.planner.command.tolist()}): not published")
+            return
         self._report_unreachable(reference)
         for publisher, msg in zip((self._pub_reference, self._pub_contacts, self._pub_upper),
                                   conv.gait_reference_messages(now, reference)):
@@ -155,6 +223,12 @@ class GaitPlannerNode(Node):
             m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in reference.foot_position_m[side]]
             markers.append(m)
         return MarkerArray(markers=markers)
+
+
+def _finite(reference) -> bool:
+    arrays = [reference.pelvis_height_m, reference.pelvis_quat_wxyz, reference.upper_joints_rad, reference.body,
+              *reference.foot_position_m.values(), *reference.foot_quat_wxyz.values()]
+    return all(bool(np.all(np.isfinite(a))) for a in arrays)
 
 
 def main() -> int:

@@ -40,7 +40,7 @@ import numpy as np
 
 from biped_common.robot_model import FootGeometry
 from biped_common.rotations import wrap_angle
-from gait_planner_node.sampler import BlendedGait, blend
+from gait_planner_node.sampler import BlendedGait, blend, clamp_velocity
 from gait_planner_node.style import Style
 
 SIDES = ("left", "right")
@@ -65,6 +65,9 @@ class PlannerConfig:
     upper_joint_names: tuple[str, ...] = ()
     upper_posture_rad: tuple[float, ...] = ()
     command_time_constant_s: float = 0.25
+    # The clamped command ramps at most this fast (ẍ [m/s²], ÿ [m/s²], ω̇ [rad/s²]) before the
+    # filter, so a step from standing to full speed is a ramp, whatever the joystick sends.
+    command_acceleration_limit: tuple[float, float, float] = (0.5, 0.5, 1.5)
     preview_horizon_s: float = 2.0
     preview_dt_s: float = 0.04
     start_standing: bool = True
@@ -79,6 +82,8 @@ class PlannerConfig:
             raise ValueError("clock_time_constant_s must be in [0.01, 2] s")
         if not 0.0 < self.preview_dt_s <= self.preview_horizon_s <= 10.0:
             raise ValueError("need 0 < preview_dt_s ≤ preview_horizon_s ≤ 10 s")
+        if len(self.command_acceleration_limit) != 3 or not all(0.01 <= a <= 100.0 for a in self.command_acceleration_limit):
+            raise ValueError("command_acceleration_limit must be three values in [0.01, 100]")
 
     @classmethod
     def for_robot(cls, robot, **overrides) -> "PlannerConfig":
@@ -190,13 +195,18 @@ class GaitPlanner:
     """Stateful planner: :meth:`set_command`, :meth:`step` once per tick, :meth:`reference` for
     the current reference and its preview."""
 
-    def __init__(self, style: Style, config: PlannerConfig, start: Pose2 = Pose2(0.0, 0.0, 0.0)):
+    def __init__(self, style: Style, config: PlannerConfig, start: Pose2 = Pose2(0.0, 0.0, 0.0),
+                 start_feet: dict[str, Pose2] | None = None):
+        """Standing at body pose ``start``, the feet at ``start_feet`` (their soles' planar poses in
+        the world: where a robot that is already standing has them) or, by default, nominally
+        placed for ``start``."""
         self.config = config
         self.style = style
         self.time_s = 0.0
         self.phase = 0.0  # a right touch-down: both feet down, the left lifts off next
         self.body = start
         self.command = np.zeros(3)
+        self._ramped_command = np.zeros(3)
         self.velocity = np.zeros(3)
         self._velocity_rate = np.zeros(3)
         self.clock_rate = 0.0 if config.start_standing else 1.0  # κ
@@ -209,7 +219,7 @@ class GaitPlanner:
         self._preview_grid.flags.writeable = False
         self._upper_maps: dict[tuple[str, ...], np.ndarray] = {}
         self._events_memo = None
-        self.footholds = {side: self._place(side, start) for side in SIDES}
+        self.footholds = dict(start_feet) if start_feet else {side: self._place(side, start) for side in SIDES}
         self.lift_off = dict(self.footholds)
         # Per swinging foot, the target it flies to. It follows the predicted foothold through a
         # gate that closes smoothly by touch-down, so the target stops moving as the foot lands
@@ -217,18 +227,23 @@ class GaitPlanner:
         self._swing_target_used = dict(self.footholds)
 
     # -- inputs --------------------------------------------------------------------------------
-    def set_command(self, velocity) -> None:
-        """Body-frame velocity command (ẋ [m/s], ẏ [m/s], ω [rad/s]); non-finite → ValueError."""
+    def set_command(self, velocity) -> np.ndarray:
+        """Body-frame velocity command (ẋ [m/s], ẏ [m/s], ω [rad/s]), clamped per component to the
+        style's key-velocity range; the clamped command (also :attr:`command`, what the planner
+        reports and walks) is returned. Not three finite numbers → ValueError."""
         velocity = np.asarray(velocity, dtype=float)
         if velocity.shape != (3,) or not np.all(np.isfinite(velocity)):
             raise ValueError(f"velocity command must be 3 finite numbers, got {velocity}")
-        self.command = velocity
+        self.command = clamp_velocity(self.style, velocity)
         if np.any(velocity != 0.0):
             self._clock_target = 1.0  # walking starts with the first non-zero command
+        return self.command
 
     def set_style(self, style: Style) -> None:
-        """Switch style; the phase is kept, so the switch is continuous in phase."""
+        """Switch style; the phase is kept, so the switch is continuous in phase. The command is
+        clamped to the new style's range."""
         self.style = style
+        self.command = clamp_velocity(style, self.command)
         self.gait, self._blended_velocity = blend(style, self.velocity), self.velocity.tolist()
 
     # -- time ----------------------------------------------------------------------------------
@@ -239,7 +254,9 @@ class GaitPlanner:
         targets = dict(self._swing_target_used)
         self._update_swing_targets(dt_s)
         omega = 1.0 / self.config.command_time_constant_s
-        target = self.command
+        step = np.asarray(self.config.command_acceleration_limit) * dt_s
+        self._ramped_command = self._ramped_command + np.clip(self.command - self._ramped_command, -step, step)
+        target = self._ramped_command
         # Critically damped second-order filter (semi-implicit Euler): v̈ = ω²(c − v) − 2ω v̇.
         accel = omega * omega * (target - self.velocity) - 2.0 * omega * self._velocity_rate
         self._velocity_rate = self._velocity_rate + dt_s * accel

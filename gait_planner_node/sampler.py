@@ -32,14 +32,21 @@ def f_soft(alpha):
 
 
 def clamp_velocity(style: Style, velocity) -> np.ndarray:
-    """The command clipped to the style's key-velocity ranges, per component."""
+    """The command within the style's velocity range: each component clipped to its key
+    velocities, then the whole scaled down, direction kept, into the convex hull of the six
+    extreme samples (|ẋ|/ẋ_max + |ẏ|/ẏ_max + |ω|/ω_max ≤ 1, each normalized by the key velocity
+    on its side). Single-axis commands are only clipped; a combination of several axes at their
+    limits — a gait no sample was designed for (the biped fell walking (0.4, 0.15, 0.6) at once)
+    — is scaled to the hull's boundary."""
     v = [float(x) for x in velocity]
     s = style.samples
-    return np.array([
-        min(max(v[0], s["backward_fast"].velocity[0]), s["forward_fast"].velocity[0]),
-        min(max(v[1], s["sidestep_right"].velocity[1]), s["sidestep_left"].velocity[1]),
-        min(max(v[2], s["turn_right"].velocity[2]), s["turn_left"].velocity[2]),
-    ])
+    limits = ((s["backward_fast"].velocity[0], s["forward_fast"].velocity[0]),
+              (s["sidestep_right"].velocity[1], s["sidestep_left"].velocity[1]),
+              (s["turn_right"].velocity[2], s["turn_left"].velocity[2]))
+    clipped = [min(max(x, low), high) for x, (low, high) in zip(v, limits)]
+    norm = sum(x / high if x > 0 else (x / low if x < 0 else 0.0) for x, (low, high) in zip(clipped, limits))
+    scale = 1.0 / norm if norm > 1.0 else 1.0
+    return np.array([x * scale for x in clipped])
 
 
 def sample_weights(style: Style, velocity) -> dict[str, float]:

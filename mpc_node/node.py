@@ -12,19 +12,18 @@ from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
 from biped_common.stamp_pairing import StampedParts
 from mpc_node.planning import ComPlanner
 from sim_bridge.node import SENSOR_QOS
 
-STATE_TOPICS = {"ground_truth": "ground_truth/odom", "estimator": "odom"}
+STATE_TOPICS = conv.STATE_TOPICS
 
 
 @dataclass(frozen=True)
@@ -34,13 +33,15 @@ class MpcNodeConfig:
     robot: str = "humanoid"
     state_source: str = "estimator"      # estimator (/odom) | ground_truth (/ground_truth/odom)
 
+    def __post_init__(self):
+        if self.state_source not in STATE_TOPICS:
+            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.state_source!r}")
 
-class MpcNode(Node):
+
+class MpcNode(GuardedNode):
     def __init__(self):
         super().__init__("mpc")
         self.config = declare_config(self, MpcNodeConfig)
-        if self.config.state_source not in STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.config.state_source!r}")
         self.robot = load_robot(self.config.robot)
         self._warn = RepeatFilter(self.get_logger().warning)
         self.planner = ComPlanner(self.robot, log=self._warn)
@@ -51,11 +52,14 @@ class MpcNode(Node):
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(MultiDOFJointTrajectory, "mpc/com_plan", 10)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.create_subscription(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on("reference", m), 10)
-        self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on("contacts", m), 10)
-        self.create_subscription(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS)
-        self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source],
-                                 lambda m: setattr(self, "_base", m), SENSOR_QOS)
+        self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on("reference", m), 10,
+                       check=conv.check_gait_reference)
+        self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on("contacts", m), 10,
+                       check=conv.check_gait_contacts)
+        self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
+                       check=conv.joint_state_check(self.robot))
+        self.subscribe(Odometry, STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
+                       SENSOR_QOS, check=conv.odometry_check(self.robot))
         self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
                                f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
 
@@ -78,7 +82,7 @@ class MpcNode(Node):
                 base.angular_velocity_base_rad_s, self.robot.joint_vector(names, self._joints.position),
                 self.robot.joint_vector(names, self._joints.velocity))
         except ValueError as exc:
-            self._warn(f"MPC: input rejected: {exc}")
+            self.refuse("/gait/reference", f"reference, contacts and state do not fit together: {exc}")
             return
         # Plan from the state's instant: over DDS the reference (stamped by the planner's clock)
         # and the state arrive at different times, so the schedule is re-timed to the state.

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from biped_common import conversions as conv
-from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
 from biped_stack.muscle_tools import load_model
 from muscle_allocator_node.controller import MuscleAllocatorCore
 from sim_bridge.node import SENSOR_QOS
@@ -31,7 +30,7 @@ class MuscleAllocatorConfig:
     setpoint_timeout_s: float = 0.1
 
 
-class MuscleAllocatorNode(Node):
+class MuscleAllocatorNode(GuardedNode):
     def __init__(self):
         super().__init__("muscle_allocator")
         self.config = declare_config(self, MuscleAllocatorConfig)

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from geometry_msgs.msg import PoseStamped
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Empty
 from trajectory_msgs.msg import JointTrajectory
@@ -21,11 +20,11 @@ from trajectory_msgs.msg import JointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, declare_config, run_node
 from reach_planner_node.goals import ReachGoals
 from sim_bridge.node import SENSOR_QOS
 
-STATE_TOPICS = {"estimator": "odom", "ground_truth": "ground_truth/odom"}
+STATE_TOPICS = conv.STATE_TOPICS
 
 
 @dataclass(frozen=True)
@@ -35,13 +34,15 @@ class ReachNodeConfig:
     robot: str = "humanoid"
     state_source: str = "estimator"
 
+    def __post_init__(self):
+        if self.state_source not in STATE_TOPICS:
+            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.state_source!r}")
 
-class ReachNode(Node):
+
+class ReachNode(GuardedNode):
     def __init__(self):
         super().__init__("reach_planner")
         self.config = declare_config(self, ReachNodeConfig)
-        if self.config.state_source not in STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.config.state_source!r}")
         self.robot = load_robot(self.config.robot)
         if not self.robot.description.hands:
             raise ConfigError("robot", f"{self.robot.name} has no arms to reach with")
@@ -49,11 +50,14 @@ class ReachNode(Node):
         self._joints: JointState | None = None
         self._base: Odometry | None = None
         self._pub = self.create_publisher(JointTrajectory, "reach/arm_trajectory", 10)
-        self.create_subscription(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS)
-        self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source],
-                                 lambda m: setattr(self, "_base", m), SENSOR_QOS)
+        self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
+                       check=conv.joint_state_check(self.robot))
+        self.subscribe(Odometry, STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
+                       SENSOR_QOS, check=conv.odometry_check(self.robot))
         for side in ("left", "right"):
-            self.create_subscription(PoseStamped, f"reach/{side}/goal", lambda m, s=side: self._on_goal(s, m), 10)
+            # Goals are poses, not measurements: their stamp is not checked against the clock.
+            self.subscribe(PoseStamped, f"reach/{side}/goal", lambda m, s=side: self._on_goal(s, m), 10,
+                           check=conv.check_pose_goal, max_age_s=None)
             self.create_subscription(Empty, f"reach/{side}/cancel", lambda m, s=side: self._on_cancel(s), 10)
         self.get_logger().info(f"reach planner for {self.robot.name}'s arms")
 

@@ -9,8 +9,10 @@ the other end of the hardware backend in tests. Topics are listed in the README.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
+from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, DurabilityPolicy, ReliabilityPolicy, HistoryPolicy
 from diagnostic_msgs.msg import DiagnosticArray
@@ -22,9 +24,10 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
-from biped_common.errors import BipedStackError, CommandError
+from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import declare_config, RepeatFilter, make_executor, run_node, running, spin_forever
+from biped_common.ros_node_tools import (GuardedNode, declare_config, make_executor, run_node, running,
+                                        spin_forever)
 from biped_common.state import JointCommand, SensorFrame
 from sim_bridge.bridge import BridgeConfig, SimBridge
 from sim_bridge.commands import CommandArbiter, CommandMode
@@ -35,6 +38,10 @@ SENSOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, histor
 LATCHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                          reliability=ReliabilityPolicy.RELIABLE)
 SIDES = ("left", "right")
+COMMAND_MAX_AGE_S = 0.5     # a joint command answering an older frame is stale
+PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, not applied
+PUSH_MAX_TORQUE_NM = 500.0
+PUSH_MAX_DURATION_S = 10.0
 
 
 class SensorPublishers:
@@ -61,13 +68,16 @@ class SensorPublishers:
         self.joints.publish(conv.joint_state_message(frame))
 
 
-class SimBridgeNode(Node):
+class SimBridgeNode(GuardedNode):
     """The robot side of the stack over ROS 2."""
 
     def __init__(self):
         super().__init__("sim_bridge")
         self.config = declare_config(self, BridgeConfig)
-        self.hardware_namespace = self.declare_parameter("hardware_namespace", "/robot").value
+        self.hardware_namespace = self.declare_parameter(
+            "hardware_namespace", "/robot", ParameterDescriptor(read_only=True, description="(read at start)")).value
+        if not isinstance(self.hardware_namespace, str):
+            raise ConfigError("hardware_namespace", f"must be a string, got {self.hardware_namespace!r}")
         self.robot = load_robot(self.config.robot)
         self._default_kp = dict(zip(self.robot.joint_names, self.robot.kp))
         self._default_kd = dict(zip(self.robot.joint_names, self.robot.kd))
@@ -79,7 +89,6 @@ class SimBridgeNode(Node):
         self._commanded = False
         self._last_mode: CommandMode | None = None
         self._progress: tuple[float, float] | None = None
-        self._log_error = RepeatFilter(self.get_logger().error)
 
         if self.config.backend == "mujoco":
             self._pub_clock = self.create_publisher(Clock, "/clock", SENSOR_QOS)
@@ -101,22 +110,29 @@ class SimBridgeNode(Node):
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: JointTrajectory) -> None:
-        try:
-            command = conv.joint_command_from_message(msg, self._default_kp, self._default_kd)
-            self.bridge.submit(command)
-        except CommandError as exc:
-            self._log_error(f"rejected joint command (keeping the previous one): {exc}")
-            return
+        """A joint command answering a frame; refused (CommandError/ValueError, logged by the
+        guard) when malformed, beyond the robot's sanity bounds, or stamped for a frame that is
+        in the future or stale — the previous command stays in force."""
+        error = conv.stamp_age_error(msg.header.stamp, self.bridge.backend.now_s(), COMMAND_MAX_AGE_S,
+                                     self.config.control_period_s)
+        if error is not None:
+            raise ValueError(error)
+        command = conv.joint_command_from_message(msg, self._default_kp, self._default_kd)
+        conv.check_joint_command(command, self.robot)
+        self.bridge.submit(command)
         self._commanded = True
         self._answered_ns = max(self._answered_ns, conv.stamp_to_ns(msg.header.stamp))
 
     def _on_push(self, msg: WrenchStamped) -> None:
+        push = conv.push_from_message(msg, self.bridge.backend.now_s())
+        if np.linalg.norm(push.force_world_n) > PUSH_MAX_FORCE_N or np.linalg.norm(push.torque_world_nm) > PUSH_MAX_TORQUE_NM:
+            raise ValueError(f"wrench: a push is limited to {PUSH_MAX_FORCE_N:g} N and {PUSH_MAX_TORQUE_NM:g} N·m")
+        if push.duration_s > PUSH_MAX_DURATION_S:
+            raise ValueError(f"header.stamp: the push would last {push.duration_s:.3g} s (limit {PUSH_MAX_DURATION_S:g} s)")
         try:
-            push = conv.push_from_message(msg, self.bridge.backend.now_s())
             self.bridge.push(push)
-        except (ValueError, KeyError, BipedStackError) as exc:
-            self.get_logger().error(f"rejected push: {exc}")
-            return
+        except KeyError as exc:
+            raise ValueError(f"header.frame_id: {exc}") from exc
         self.get_logger().info(f"push on {push.body}: {push.force_world_n} N for {push.duration_s:.3f} s")
 
     # -- outputs ------------------------------------------------------------------------------
@@ -153,10 +169,12 @@ class SimBridgeNode(Node):
 
         Before the first command the simulation waits as long as it takes (controllers may take
         seconds to start). After that it waits at most ``lockstep_timeout_s`` of wall time per
-        step; a missing answer lets the watchdog run on sim time, and once the joints damp the
-        simulation paces itself at real time until commands return.
+        step; a missing answer lets the watchdog run on sim time (the joints damp after
+        ``command_timeout_s``), and once they damp the simulation holds — as before the first
+        command, the state re-published now and then — until commands return: in lockstep the
+        simulator waits for its controllers, so a controller that died and respawns finds the
+        robot where the damping left it. (In real time nothing waits: the robot damps on.)
         """
-        period = self.config.control_period_s
         last_notice = time.monotonic()
         self._report_mode(CommandMode.WAITING)
         while running():
@@ -165,15 +183,14 @@ class SimBridgeNode(Node):
             stamp_ns = int(round(frame.stamp_s * 1e9))
             started = time.monotonic()
             while self._answered_ns < stamp_ns and running():
-                if not self._commanded:
+                if not self._commanded or self.bridge.mode == CommandMode.DAMPING:
                     # Re-publish now and then: subscribers that joined late missed the first one.
                     executor.spin_once(timeout_sec=0.1)
                     if time.monotonic() - last_notice > 0.5:
                         last_notice = time.monotonic()
                         self._publish_state(frame)
                     continue
-                budget = period if self.bridge.mode == CommandMode.DAMPING else self.config.lockstep_timeout_s
-                remaining = budget - (time.monotonic() - started)
+                remaining = self.config.lockstep_timeout_s - (time.monotonic() - started)
                 if remaining <= 0.0:
                     break
                 executor.spin_once(timeout_sec=remaining)
@@ -198,29 +215,25 @@ class SimBridgeNode(Node):
             self.robot.joint_names, self.robot.torque_limit_nm, self.config.command_interface,
             publish=lambda values: publisher.publish(conv.forward_command_message(values)),
             clock=lambda: self.get_clock().now().nanoseconds * 1e-9)
-        self.create_subscription(JointState, f"{ns}/joint_states", self._on_robot_joints, SENSOR_QOS)
-        self.create_subscription(Imu, f"{ns}/imu_sensor_broadcaster/imu", self._on_robot_imu, SENSOR_QOS)
+        # A robot's own frame names are its business: the contents are checked, not the frames.
+        self.subscribe(JointState, f"{ns}/joint_states", self._on_robot_joints, SENSOR_QOS,
+                       check=conv.joint_state_check(self.robot), max_age_s=None)
+        self.subscribe(Imu, f"{ns}/imu_sensor_broadcaster/imu", self._on_robot_imu, SENSOR_QOS,
+                       check=lambda m: conv.check_imu(m, m.header.frame_id), max_age_s=None)
         for side in SIDES:
-            self.create_subscription(WrenchStamped, f"{ns}/{side}_foot_ft/wrench",
-                                     lambda m, s=side: backend.on_wrench(s, conv.wrench_from_message(m)),
-                                     SENSOR_QOS)
+            self.subscribe(WrenchStamped, f"{ns}/{side}_foot_ft/wrench",
+                           lambda m, s=side: backend.on_wrench(s, conv.wrench_from_message(m)), SENSOR_QOS,
+                           check=lambda m: conv.check_wrench(m, m.header.frame_id), max_age_s=None)
         self.get_logger().info(f"ros2_control robot under {ns or '/'}: commands on {topic}")
         return backend
 
     def _on_robot_imu(self, msg: Imu) -> None:
-        try:
-            self.bridge.backend.on_imu(conv.imu_from_message(msg))
-        except ValueError as exc:
-            self._log_error(f"robot IMU rejected: {exc}")
+        self.bridge.backend.on_imu(conv.imu_from_message(msg))
 
     def _on_robot_joints(self, msg: JointState) -> None:
         """Hardware: every robot joint state is one control period."""
-        try:
-            self.bridge.backend.on_joint_state(conv.stamp_to_seconds(msg.header.stamp), msg.name,
-                                               msg.position, msg.velocity, msg.effort)
-        except ValueError as exc:
-            self._log_error(f"robot joint state rejected: {exc}")
-            return
+        self.bridge.backend.on_joint_state(conv.stamp_to_seconds(msg.header.stamp), msg.name,
+                                           msg.position, msg.velocity, msg.effort)
         frame = self.bridge.measure()
         if frame is None:
             return
@@ -239,7 +252,7 @@ def main() -> int:
     return run_node(SimBridgeNode, spin)
 
 
-class MockRos2ControlRobot(Node):
+class MockRos2ControlRobot(GuardedNode):
     """MuJoCo standing in for a ros2_control robot: joint_state/IMU/FT broadcasters and effort or
     position forward command controllers under ``/robot``, one physics period per wall-clock
     timer tick. Its own
@@ -249,8 +262,8 @@ class MockRos2ControlRobot(Node):
 
     def __init__(self):
         super().__init__("mock_ros2_control_robot", namespace="/robot")
-        robot_name = self.declare_parameter("robot", "humanoid").value
-        self.rate_hz = float(self.declare_parameter("rate_hz", 500.0).value)
+        config = declare_config(self, MockRobotConfig)
+        robot_name, self.rate_hz = config.robot, config.rate_hz
         self.robot = load_robot(robot_name)
         self.backend = MujocoBackend(self.robot)
         self.arbiter = CommandArbiter(self.robot.joint_names, self.robot.kd, timeout_s=0.1)
@@ -262,17 +275,12 @@ class MockRos2ControlRobot(Node):
         self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["position"], lambda m: self._on_command(
             m, lambda v: JointCommand(self.backend.now_s(), names, v, zeros, zeros, self.robot.kp, self.robot.kd)),
             SENSOR_QOS)
-        self._log_error = RepeatFilter(self.get_logger().error)
         self.create_timer(1.0 / self.rate_hz, self._tick)
 
     def _on_command(self, msg: Float64MultiArray, make) -> None:
         if len(msg.data) != self.robot.n_joints:
-            self._log_error(f"command has {len(msg.data)} values for {self.robot.n_joints} joints")
-            return
-        try:
-            self.arbiter.submit(make(np.asarray(msg.data, float)), self.backend.now_s())
-        except CommandError as exc:
-            self._log_error(str(exc))
+            raise ValueError(f"data: {len(msg.data)} values for {self.robot.n_joints} joints")
+        self.arbiter.submit(make(conv.finite_within(msg.data, 1e4, "data")), self.backend.now_s())
 
     def _tick(self) -> None:
         # One period of physics per tick of the wall-clock timer: when the machine cannot keep
@@ -287,6 +295,18 @@ class MockRos2ControlRobot(Node):
         frame = SensorFrame(stamp, frame.joint_names, frame.position_rad, frame.velocity_rad_s,
                             frame.effort_nm, frame.imu, frame.foot_wrenches)
         self._sensors.publish(frame, self.backend.ground_truth())
+
+
+@dataclass(frozen=True)
+class MockRobotConfig:
+    """Mock ros2_control robot parameters."""
+
+    robot: str = "humanoid"
+    rate_hz: float = 500.0
+
+    def __post_init__(self):
+        if not 10.0 <= self.rate_hz <= 2000.0:
+            raise ConfigError("rate_hz", f"must be in [10, 2000] Hz, got {self.rate_hz}")
 
 
 def mock_robot_main() -> int:

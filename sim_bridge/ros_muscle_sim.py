@@ -14,11 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import mujoco
-from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from biped_common import conversions as conv
-from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
 from biped_stack.muscle_tools import load_model
 from muscle_allocator_node.controller import MuscleDrive, one_dof_joints
 from sim_bridge.node import SENSOR_QOS
@@ -33,7 +32,7 @@ class MuscleSimConfig:
     command_timeout_s: float = 0.1
 
 
-class MuscleSimNode(Node):
+class MuscleSimNode(GuardedNode):
     def __init__(self):
         super().__init__("muscle_sim")
         self.config = declare_config(self, MuscleSimConfig)

@@ -12,13 +12,17 @@ from dataclasses import dataclass
 
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
+import time
+
+import numpy as np
+from trajectory_msgs.msg import MultiDOFJointTrajectory
 from sensor_msgs.msg import Imu, JointState
 
 from biped_common import conversions as conv
+from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
-from biped_common.rotations import quat_to_matrix
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from biped_common.rotations import quat_to_matrix, quats_yaw
 from biped_common.stamp_pairing import StampedParts
 from sim_bridge.node import SENSOR_QOS
 from state_estimator_node.estimator import SIDES, StateEstimator
@@ -31,26 +35,68 @@ class EstimatorNodeConfig:
     """State estimator node parameters."""
 
     robot: str = "humanoid"
+    anchor_timeout_s: float = 1.0   # wall time to wait for a gait reference to start from
+
+    def __post_init__(self):
+        if not 0.0 <= self.anchor_timeout_s <= 60.0:
+            raise ConfigError("anchor_timeout_s", f"must be in [0, 60] s, got {self.anchor_timeout_s}")
 
 
-class StateEstimatorNode(Node):
+class StateEstimatorNode(GuardedNode):
     def __init__(self):
         super().__init__("state_estimator")
         self.config = declare_config(self, EstimatorNodeConfig)
         self.robot = load_robot(self.config.robot)
-        self.estimator = StateEstimator(self.robot)
+        # The estimate starts where the gait planner's body path is (a respawned estimator joins a
+        # robot that has walked, and must stay in the frame the planner's footholds are in), or at
+        # the origin when no reference arrives within anchor_timeout_s (a fresh start).
+        self.estimator: StateEstimator | None = None
+        self._started_wall_s = time.monotonic()
+        self._reference_body = None
+        self._anchor_subscription = self.subscribe(
+            MultiDOFJointTrajectory, "gait/reference", self._on_reference, 10, check=conv.check_gait_reference)
         self._warn = RepeatFilter(self.get_logger().warning)
         self._frames = StampedParts(PARTS)
+        self._last_good = None
+        self._last_published: tuple[int, Odometry] | None = None  # (frame stamp ns, its /odom)
         self._pub = self.create_publisher(Odometry, "odom", SENSOR_QOS)
-        self.create_subscription(JointState, "joint_states", lambda m: self._on("joints", m), SENSOR_QOS)
-        self.create_subscription(Imu, "imu", lambda m: self._on("imu", m), SENSOR_QOS)
+        self.subscribe(JointState, "joint_states", lambda m: self._on("joints", m), SENSOR_QOS,
+                       check=conv.joint_state_check(self.robot))
+        self.subscribe(Imu, "imu", lambda m: self._on("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot))
         for side in SIDES:
-            self.create_subscription(WrenchStamped, f"foot/{side}/wrench", lambda m, s=side: self._on(s, m), SENSOR_QOS)
+            self.subscribe(WrenchStamped, f"foot/{side}/wrench", lambda m, s=side: self._on(s, m), SENSOR_QOS,
+                           check=conv.wrench_check(self.robot, side))
         self.get_logger().info(f"state estimator for {self.robot.name}: IMU attitude EKF + leg odometry")
 
+    def _on_reference(self, msg: MultiDOFJointTrajectory) -> None:
+        pelvis = msg.points[0].transforms[0]
+        r = pelvis.rotation
+        self._reference_body = (pelvis.translation.x, pelvis.translation.y,
+                                float(quats_yaw(np.array([r.w, r.x, r.y, r.z]))))
+
+    def _start_estimator(self) -> bool:
+        if self._reference_body is not None:
+            x, y, yaw = self._reference_body
+            self.get_logger().info(f"estimating from the gait planner's body pose ({x:.3f}, {y:.3f}) m, yaw {yaw:.3f} rad")
+        elif time.monotonic() - self._started_wall_s >= self.config.anchor_timeout_s:
+            x, y, yaw = 0.0, 0.0, 0.0
+        else:
+            return False
+        self.estimator = StateEstimator(self.robot, initial_yaw_rad=yaw, initial_xy_m=(x, y))
+        self.destroy_subscription(self._anchor_subscription)
+        return True
+
     def _on(self, part: str, msg) -> None:
-        parts = self._frames.add(part, conv.stamp_to_ns(msg.header.stamp), msg)
+        stamp_ns = conv.stamp_to_ns(msg.header.stamp)
+        parts = self._frames.add(part, stamp_ns, msg)
         if parts is None:
+            return
+        if self._last_published is not None and stamp_ns == self._last_published[0]:
+            # The same frame again: a lockstep simulator holding (a controller is restarting)
+            # re-publishes it; so does its estimate, for a controller that missed it.
+            self._pub.publish(self._last_published[1])
+            return
+        if self.estimator is None and not self._start_estimator():
             return
         try:
             frame = conv.sensor_frame_from_messages(parts["joints"], parts["imu"], {s: parts[s] for s in SIDES})
@@ -62,12 +108,25 @@ class StateEstimatorNode(Node):
             self._warn(warning)
         if estimate is None:
             return
+        if not all(np.all(np.isfinite(a)) for a in (estimate.position_m, estimate.orientation_wxyz,
+                                                      estimate.linear_velocity_world_m_s,
+                                                      estimate.angular_velocity_base_rad_s)):
+            # A failed update: publish nothing (the controllers' stale-state fallback holds the
+            # robot) and start over from the next frame, where the last good estimate was.
+            last = self._last_good
+            self.get_logger().error("non-finite state estimate: not published; estimator restarted at the last "
+                                    "good estimate")
+            self.estimator = StateEstimator(self.robot, initial_yaw_rad=float(quats_yaw(last.orientation_wxyz)) if last else 0.0,
+                                            initial_xy_m=tuple(last.position_m[:2]) if last else (0.0, 0.0))
+            return
+        self._last_good = estimate
         rotation = quat_to_matrix(estimate.orientation_wxyz)
         twist = self.estimator.twist_covariance()
         twist[:3, :3] = rotation.T @ twist[:3, :3] @ rotation  # linear velocity: world → base axes
-        self._pub.publish(conv.odometry_message(estimate, self.robot.description.base_body,
-                                                pose_covariance=self.estimator.pose_covariance(),
-                                                twist_covariance=twist))
+        message = conv.odometry_message(estimate, self.robot.description.base_body,
+                                        pose_covariance=self.estimator.pose_covariance(), twist_covariance=twist)
+        self._pub.publish(message)
+        self._last_published = (stamp_ns, message)
 
 
 def main() -> int:

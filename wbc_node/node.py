@@ -17,20 +17,19 @@ from dataclasses import dataclass
 import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
-from rclpy.node import Node
 from sensor_msgs.msg import Imu, JointState
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
 from biped_common.stamp_pairing import StampedParts
 from sim_bridge.node import SENSOR_QOS
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
 
-STATE_TOPICS = {"ground_truth": "ground_truth/odom", "estimator": "odom"}
+STATE_TOPICS = conv.STATE_TOPICS
 
 
 @dataclass(frozen=True)
@@ -41,15 +40,17 @@ class WbcNodeConfig:
     mode: str = "stand"                  # stand | walk
     state_source: str = "estimator"      # estimator (/odom) | ground_truth (walk mode)
 
+    def __post_init__(self):
+        if self.mode not in ("stand", "walk"):
+            raise ConfigError("mode", f"must be stand or walk, got {self.mode!r}")
+        if self.state_source not in STATE_TOPICS:
+            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.state_source!r}")
 
-class WbcNode(Node):
+
+class WbcNode(GuardedNode):
     def __init__(self):
         super().__init__("wbc")
         self.config = declare_config(self, WbcNodeConfig)
-        if self.config.mode not in ("stand", "walk"):
-            raise ConfigError("mode", f"must be stand or walk, got {self.config.mode!r}")
-        if self.config.state_source not in STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.config.state_source!r}")
         self.robot = load_robot(self.config.robot)
         self.walking = self.config.mode == "walk"
         self._warn = RepeatFilter(self.get_logger().warning)
@@ -67,15 +68,22 @@ class WbcNode(Node):
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.create_subscription(JointState, "joint_states", lambda m: self._on_sensor("joints", m), SENSOR_QOS)
-        self.create_subscription(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS)
+        self.subscribe(JointState, "joint_states", lambda m: self._on_sensor("joints", m), SENSOR_QOS,
+                       check=conv.joint_state_check(self.robot))
+        self.subscribe(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot))
         if self.walking:
-            self.create_subscription(Odometry, STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS)
-            self.create_subscription(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), 10)
-            self.create_subscription(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), 10)
-            self.create_subscription(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), 10)
-            self.create_subscription(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, 10)
-            self.create_subscription(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10)
+            self.subscribe(Odometry, STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
+                           check=conv.odometry_check(self.robot))
+            self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), 10,
+                           check=conv.check_gait_reference)
+            self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), 10,
+                           check=conv.check_gait_contacts)
+            self.subscribe(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), 10,
+                           check=conv.upper_body_check(self.robot))
+            self.subscribe(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, 10, check=conv.check_com_plan)
+            # A reach trajectory may start in the future and last long: no stamp window.
+            self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10,
+                           check=conv.upper_body_check(self.robot), max_age_s=None)
         self.get_logger().info(f"{self.config.mode} controller for {self.robot.name}"
                                + (f", state from {self.config.state_source}" if self.walking else ""))
 
@@ -93,22 +101,17 @@ class WbcNode(Node):
         try:
             arrays = conv.gait_reference_arrays(parts["reference"], parts["contacts"])
             names, upper = conv.upper_body_arrays(parts["upper"], arrays["times_s"])
-            arrays["upper_joints_rad"] = upper
-            self.walker.set_reference(arrays, stamp * 1e-9, names)
         except (ValueError, KeyError) as exc:
-            self._log_error(f"gait reference rejected: {exc}")
+            self.refuse("/gait/reference", f"reference, contacts and upper body do not fit together: {exc}")
+            return
+        arrays["upper_joints_rad"] = upper
+        self.walker.set_reference(arrays, stamp * 1e-9, names)
 
     def _on_arm_trajectory(self, msg: JointTrajectory) -> None:
-        try:
-            self.walker.set_arm_trajectory(conv.timed_joint_trajectory_from_message(msg))
-        except ValueError as exc:
-            self._log_error(f"arm trajectory rejected: {exc}")
+        self.walker.set_arm_trajectory(conv.timed_joint_trajectory_from_message(msg))
 
     def _on_plan(self, msg: MultiDOFJointTrajectory) -> None:
-        try:
-            self.walker.set_plan(conv.com_plan_from_message(msg))
-        except ValueError as exc:
-            self._log_error(f"CoM plan rejected: {exc}")
+        self.walker.set_plan(conv.com_plan_from_message(msg))
 
     def _on_sensor(self, kind: str, msg) -> None:
         stamp = conv.stamp_to_ns(msg.header.stamp)

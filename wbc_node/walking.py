@@ -96,6 +96,8 @@ class WalkingWbc:
         self.last_output = None
         if not self.ready:
             self.fallback_reason = "no gait reference or CoM plan yet"
+            self._log(f"WBC: {self.fallback_reason} (reference {'in' if self._arrays is not None else 'missing'}, "
+                      f"plan {'in' if self.plan is not None else 'missing'}): stand controller")
             return self.stand.command(frame)
         offset = now - self._arrays_stamp_s
         if offset > MAX_REFERENCE_AGE_S or now - self.plan.start_s > MAX_PLAN_AGE_S:

@@ -127,5 +127,5 @@ def test_com_plan_round_trip():
     msg = conv.com_plan_message(plan)
     for point in msg.points:
         point.transforms[0].translation.z = -0.5
-    with pytest.raises(ValueError, match="height must be positive"):
+    with pytest.raises(ValueError, match=r"CoM height must be in \(0.05, 10\) m"):
         conv.com_plan_from_message(msg)

@@ -5,7 +5,7 @@ import rclpy
 from rclpy.parameter import Parameter
 
 from biped_common.errors import ConfigError
-from biped_common.ros_node_tools import RepeatFilter, declare_config
+from biped_common.ros_node_tools import GuardedNode, RefusalLog, RepeatFilter, declare_config
 from sim_bridge.bridge import BridgeConfig
 
 
@@ -51,3 +51,82 @@ def test_repeat_filter_passes_new_messages_and_drops_repeats():
     for message in ["a", "a", "b", "a"]:
         log(message)
     assert seen == ["a", "b"]
+
+
+def test_refusal_log_reports_the_first_at_once_and_counts_the_rest():
+    lines, now = [], [0.0]
+    log = RefusalLog(lines.append, period_s=1.0, clock=lambda: now[0])
+    for k in range(5):
+        log("/imu", f"orientation: bad {k}")
+    assert len(lines) == 1 and "refused /imu: orientation: bad 0" in lines[0]
+    now[0] = 1.5
+    log.flush()
+    assert "refused /imu 4 more time(s) since the last report" in lines[1]
+    log("/imu", "again")
+    assert len(lines) == 2  # within the period of the flush line: counted
+    now[0] = 3.0
+    log("/imu", "later")
+    assert "(+1 more refused since the last report)" in lines[2]
+    assert log.counts["/imu"] == 7
+
+
+def test_no_exception_escapes_a_guarded_callback(ros_domain_id):
+    from std_msgs.msg import String
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    node = GuardedNode("guarded_test", context=context)
+    try:
+        logged = []
+        node.refuse = RefusalLog(lambda m: logged.append(m))
+        node._log_failure = RepeatFilter(lambda m: logged.append(m))
+        received = []
+
+        def check(msg):
+            if msg.data == "bad":
+                raise ValueError("data: bad")
+
+        def callback(msg):
+            if msg.data == "bug":
+                raise ZeroDivisionError("a bug")
+            received.append(msg.data)
+        subscription = node.subscribe(String, "/t", callback, 10, check=check, max_age_s=None)
+        for data in ("ok", "bad", "bug", "ok2"):
+            subscription.callback(String(data=data))  # what the executor calls
+        assert received == ["ok", "ok2"]
+        assert any("refused /t: data: bad" in m for m in logged)
+        assert any("callback of /t failed (ZeroDivisionError" in m and "input: std_msgs.msg.String(data='bug')" in m
+                   for m in logged)
+        timer = node.create_timer(10.0, lambda: 1 / 0)
+        timer.callback()  # logged, not raised
+        assert any("timer" in m and "ZeroDivisionError" in m for m in logged)
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+def test_parameters_are_read_only_unless_live_and_live_ones_are_validated(make_node):
+    from gait_planner_node.node import GaitNodeConfig
+    node = make_node()
+    applied = []
+
+    def apply_style(value):
+        applied.append(value)
+        return (False, "no such style") if value == "missing" else (True, "")
+    config = declare_config(node, GaitNodeConfig, live={"style": apply_style})
+    assert config.rate_hz == 125.0
+    results = node.set_parameters([Parameter("rate_hz", value=-5.0), Parameter("style", value=7),
+                                   Parameter("style", value="missing"), Parameter("style", value="bouncy")])
+    assert [r.successful for r in results] == [False, False, False, True]
+    assert "read-only" in results[0].reason and "expected a str" in results[1].reason
+    assert results[2].reason == "no such style"
+    assert node.get_parameter("rate_hz").value == 125.0 and node.get_parameter("style").value == "bouncy"
+    assert applied == ["missing", "bouncy"]  # a wrong type never reaches the node's handler
+
+
+def test_node_configs_bound_their_values():
+    from gait_planner_node.node import GaitNodeConfig
+    from wbc_node.node import WbcNodeConfig
+    with pytest.raises(ConfigError, match="rate_hz"):
+        GaitNodeConfig(rate_hz=0.0)
+    with pytest.raises(ConfigError, match="mode"):
+        WbcNodeConfig(mode="dance")

@@ -15,10 +15,10 @@ SHARE = package_share("biped_stack")
 def test_sim_launch_file_resolves_args_params_and_includes():
     nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"robot": "biped", "timing_mode": "realtime"})
     by_name = {n.name: n for n in nodes}
-    assert set(by_name) == {"sim_bridge", "gait_planner", "state_estimator", "mpc", "wbc"}
+    assert set(by_name) == {"sim_bridge", "stack_monitor", "gait_planner", "state_estimator", "mpc", "wbc"}
     assert ("mode", "walk") in by_name["wbc"].params and ("style", "neutral") in by_name["gait_planner"].params
     standing = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"walk": "false"})}
-    assert set(standing) == {"sim_bridge", "wbc"} and ("mode", "stand") in standing["wbc"].params
+    assert set(standing) == {"sim_bridge", "stack_monitor", "wbc"} and ("mode", "stand") in standing["wbc"].params
     bridge = by_name["sim_bridge"]
     assert ("robot", "biped") in bridge.params and ("timing_mode", "realtime") in bridge.params
     assert bridge.param_files == (str(SHARE / "config" / "sim.yaml"),)
@@ -115,8 +115,6 @@ def test_the_launch_ends_when_every_node_has_ended(monkeypatch, capsys):
 
 
 def test_on_exit_is_parsed_and_checked(tmp_path):
-    nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml")
-    assert nodes and all(n.on_exit == "shutdown" for n in nodes)
     bad = tmp_path / "bad.launch.xml"
     bad.write_text('<launch><node pkg="biped_stack" exec="wbc_node" on_exit="restart"/></launch>')
     with pytest.raises(LaunchError, match="on_exit must be one of"):
@@ -140,3 +138,26 @@ def test_executables_are_found_as_ros2_launch_finds_them(tmp_path, monkeypatch):
     assert pip_route[0] == sys.executable and "from wbc_node.node import main" in pip_route[2]
     with pytest.raises(LaunchError, match="has no executable 'nope'"):
         executable_command("biped_stack", "nope")
+
+
+def test_a_respawning_node_is_started_again_up_to_its_retries(monkeypatch, capsys):
+    _fake_nodes(monkeypatch, {"quits": QUITS})
+    group = ProcessGroup([NodeSpec("p", "quits", "quits", respawn=True, respawn_delay_s=0.2, respawn_max_retries=2)],
+                         out=sys.stdout)
+    group.start()
+    assert group.wait(timeout_s=30) == 3
+    out = capsys.readouterr().out
+    assert out.count("started quits") == 3 and "respawning in 0.2 s (respawn 2)" in out
+    assert "every node has ended" in out
+
+
+def test_respawn_attributes_are_parsed_as_ros2_launch_does(tmp_path):
+    nodes = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml")}
+    assert nodes["sim_bridge"].on_exit == "shutdown" and not nodes["sim_bridge"].respawn
+    assert nodes["stack_monitor"].on_exit == "shutdown"
+    for name in ("gait_planner", "state_estimator", "mpc", "wbc"):
+        assert nodes[name].respawn and nodes[name].respawn_delay_s == 1.0 and not nodes[name].on_exit
+    bad = tmp_path / "bad.launch.xml"
+    bad.write_text('<launch><node pkg="biped_stack" exec="wbc_node" respawn="true" respawn_delay="-1"/></launch>')
+    with pytest.raises(LaunchError, match="respawn_delay must be in"):
+        parse_launch_file(bad)

@@ -207,3 +207,36 @@ def test_a_new_planner_stands_until_the_first_command_then_starts_smoothly():
     run(planner, 1.0)
     assert planner.clock_rate == pytest.approx(1.0, abs=1e-2) and planner.phase > 0.0
     assert not (planner.reference().in_stance["left"].all() and planner.reference().in_stance["right"].all())
+
+
+@pytest.mark.parametrize("style_name", sorted(STYLES))
+def test_absurd_commands_are_clamped_into_the_styles_range(style_name):
+    style = STYLES[style_name]
+    planner = GaitPlanner(style, CONFIGS["biped"])
+    limits = {k: style.samples[k].velocity for k in ("forward_fast", "backward_fast", "sidestep_left", "turn_left")}
+    assert planner.set_command([-1e308, 0.0, 0.0]).tolist() == [limits["backward_fast"][0], 0.0, 0.0]
+    assert planner.set_command([1e308, 0.0, 0.0]).tolist() == [limits["forward_fast"][0], 0.0, 0.0]
+    inside = [0.5 * limits["forward_fast"][0], 0.0, 0.0]
+    assert planner.set_command(inside).tolist() == inside  # within range: untouched
+    combined = planner.set_command([100.0, 50.0, 30.0])
+    assert planner.command.tolist() == combined.tolist()  # what the planner reports is what it walks
+    normalized = combined / np.array([limits["forward_fast"][0], limits["sidestep_left"][1], limits["turn_left"][2]])
+    assert np.all(normalized > 0) and sum(normalized) == pytest.approx(1.0)  # on the hull of the samples
+    run(planner, 3.0)
+    ref = planner.reference()
+    assert all(np.all(np.isfinite(a)) for a in (ref.pelvis_height_m, ref.body, *ref.foot_position_m.values()))
+
+
+def test_a_step_command_is_a_ramp():
+    planner = GaitPlanner(STYLES["neutral"], CONFIGS["humanoid"])
+    planner.set_command([1e308, 0.0, 0.0])
+    top = planner.command[0]
+    speeds = []
+    for _ in range(int(3.0 / DT)):
+        planner.step(DT)
+        speeds.append(planner.velocity[0])
+    acceleration = np.diff(speeds) / DT
+    limit = planner.config.command_acceleration_limit[0]
+    assert np.max(acceleration) <= limit + 1e-9  # the filter after the ramp only smooths it further
+    assert speeds[int(0.5 * top / limit / DT)] < 0.6 * top  # still ramping at half the ramp time
+    assert speeds[-1] == pytest.approx(top, abs=1e-3)

@@ -51,7 +51,7 @@ def test_planner_node_serves_cmd_vel_and_keeps_its_style_on_a_bad_reload(tmp_pat
         assert not future.result().success and "samples.forward_fast: is required" in future.result().message
         probe.spin_until(lambda: False, timeout_s=1.5)  # no cmd_vel now: the planner stops
         log = processes.output("gait_planner")
-        assert "rejected cmd_vel" in log and "non-finite" in log
+        assert "refused /cmd_vel" in log and "non-finite" in log
         assert "style not loaded, keeping 'neutral'" in log
         assert "no cmd_vel for 0.5 s: stopping" in log
         assert node.poll() is None

@@ -57,14 +57,16 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
     nan_position = np.array(robot.standing_posture_rad)
     nan_position[3] = math.nan
     stamp = probe.sim_time_s()
-    bad_commands = [JointCommand(stamp, robot.joint_names, nan_position, np.zeros(n), np.zeros(n), robot.kp, robot.kd),
-                    JointCommand(stamp, ("l_knee", "tail"), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2),
-                                 np.zeros(2))]
+    # Commands are stamped with the frame they answer: each one is made when it is sent (a stale
+    # stamp would be refused for that alone).
+    bad_commands = [lambda t: JointCommand(t, robot.joint_names, nan_position, np.zeros(n), np.zeros(n), robot.kp, robot.kd),
+                    lambda t: JointCommand(t, ("l_knee", "tail"), np.zeros(2), np.zeros(2), np.zeros(2), np.zeros(2),
+                                           np.zeros(2))]
     expected = {"push on pelvis: [10.  0.  0.] N": Push("pelvis", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0),
-                "rejected push: \"'nose' not found in the MuJoCo model\"":
+                "refused /push: header.frame_id: \"'nose' not found in the MuJoCo model\"":
                     Push("nose", np.array([10.0, 0, 0]), np.zeros(3), stamp, 10.0),
-                "non-finite position_rad for joint(s) ['l_knee']": bad_commands[0],
-                "unknown joint(s) ['tail']": bad_commands[1]}
+                "refused /joint_commands: points[0].positions: non-finite value at index 3": bad_commands[0],
+                "refused /joint_commands: joint_names: unknown name(s) ['tail']": bad_commands[1]}
     # Volatile topics drop what is sent before the bridge has matched us, so each message is sent
     # again (at most every 0.5 s) until the bridge's log shows it arrived.
     sent_at = {}
@@ -79,7 +81,7 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
                 if isinstance(item, Push):
                     pushes.publish(conv.push_message(item))
                 else:
-                    commands.publish(conv.joint_command_message(item))
+                    commands.publish(conv.joint_command_message(item(probe.sim_time_s())))
         return not pending
     assert probe.spin_until(all_seen, timeout_s=30, alive=[bridge, controller]), processes.output("sim_bridge")
     assert processes.output("sim_bridge").count("push on pelvis") == 1  # the push was applied once

@@ -113,6 +113,13 @@ class Probe:
             self.executor.spin_once(timeout_sec=0.05)
         return condition()
 
+    def heard_the_latest_command(self, slack_s: float = 0.004) -> bool:
+        """True once a command answering (about) the latest frame has arrived: in lockstep the
+        controller is then not ahead of the probe. (A killed writer's undelivered samples are
+        lost, so a test that kills the controller waits for this first, or it would misread
+        which command was the last.)"""
+        return bool(self.command_stamps) and self.command_stamps[-1] >= self.sim_time_s() - slack_s
+
     def sim_time_s(self) -> float:
         return self.odometry[-1][0] if self.odometry else -1.0
 

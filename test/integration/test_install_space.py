@@ -27,7 +27,7 @@ from dds_helpers import Probe, Processes
 pytestmark = pytest.mark.dds
 
 NOT_SOURCE = shutil.ignore_patterns(".*", "out", "build", "install", "log", "*.egg-info", "__pycache__")
-NODES = {"sim_bridge", "gait_planner", "state_estimator", "mpc", "wbc"}
+NODES = {"sim_bridge", "stack_monitor", "gait_planner", "state_estimator", "mpc", "wbc"}
 
 
 @dataclass(frozen=True)
@@ -132,7 +132,7 @@ def test_a_missing_style_ends_the_launch_with_an_error_naming_it(install_space, 
         log = processes.output("launch")
         assert code != 0, log[-3000:]
         assert "no shipped style 'no_such_style' (shipped: bouncy, limp, neutral)" in log
-        assert "[launch] the launch ended because gait_planner exited with code 2" in log
+        assert "[launch] the launch ended because stack_monitor exited with code 2" in log
         assert log.rstrip().endswith("(shipped: bouncy, limp, neutral)"), log[-1500:]
     finally:
         processes.stop_all()

@@ -92,6 +92,7 @@ def test_bad_commands_are_rejected_and_a_dead_controller_means_damping(stack):
     # controller dies, or "the last command" below would be one of ours.
     assert probe.spin_until(lambda: any(t > stamp + 0.5 for t in probe.command_stamps), timeout_s=30,
                             alive=[bridge, controller])
+    assert probe.spin_until(probe.heard_the_latest_command, timeout_s=30, alive=[bridge, controller])
     processes.children["wbc"].kill()  # SIGKILL: no goodbye
     processes.children["wbc"].wait(10)
     assert probe.spin_until(lambda: any(m == "damping" for _, m in probe.modes), timeout_s=30, alive=[bridge])

@@ -4,9 +4,9 @@ robot walks on. Lockstep over DDS, the launch file's own respawn settings."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
-import os
 
 import pytest
 
@@ -16,7 +16,8 @@ from test_fuzz_dds import Stack
 pytestmark = pytest.mark.dds
 
 WATCHDOG_S = 0.02      # the bridge's command_timeout_s
-STEP_S = 0.002         # one control period: the mode is reported at the step that sees it
+STEP_S = 0.002         # one control period: the mode is reported at the step that sees it, and the
+                       # controller may publish a step between the probe's check and the kill
 
 
 def _pid(log: str, node: str) -> int:
@@ -39,6 +40,7 @@ def test_each_controller_killed_while_walking_respawns_and_the_biped_walks_on(tm
             log = stack.log()
             before = len(re.findall(rf"\[launch\] started {node} ", log))
             stack.probe.modes.clear()
+            assert stack.spin(stack.probe.heard_the_latest_command, 30), stack.log()[-3000:]
             os.kill(_pid(log, node), signal.SIGKILL)
             respawned = stack.spin(lambda: len(re.findall(rf"\[launch\] started {node} ", stack.log())) > before, 30)
             assert respawned, stack.log()[-3000:]
@@ -48,7 +50,7 @@ def test_each_controller_killed_while_walking_respawns_and_the_biped_walks_on(tm
                 assert stack.spin(lambda: any(m == "damping" for _, m in stack.probe.modes), 60), stack.log()[-3000:]
                 damping_at = next(t for t, m in stack.probe.modes if m == "damping")
                 last = max(t for t in stack.probe.command_stamps if t <= damping_at)
-                assert damping_at - last <= WATCHDOG_S + STEP_S + 1e-9, (node, last, damping_at)
+                assert damping_at - last <= WATCHDOG_S + 2 * STEP_S + 1e-9, (node, last, damping_at)
             assert _walks(stack, 0.1), (node, stack.log()[-3000:])
             stack.assert_all_alive_and_standing(started_s)
         assert stack.processes.stop("launch") == 0

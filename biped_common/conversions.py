@@ -276,13 +276,13 @@ def upper_body_check(robot):
 
 
 def check_pose_goal(msg) -> None:
-    """A goal pose (``geometry_msgs/PoseStamped``): a frame named, finite position, unit quaternion
-    (which frames are known is the receiver's business)."""
-    if not msg.header.frame_id:
-        raise ValueError("header.frame_id: empty")
+    """A goal pose (``geometry_msgs/PoseStamped``): finite position, and a unit quaternion or the
+    zero quaternion (a position-only goal). Which frames are known is the receiver's business
+    (an empty frame is the robot's base frame)."""
     p, o = msg.pose.position, msg.pose.orientation
     finite_within((p.x, p.y, p.z), MAX_COORDINATE_M, "pose.position")
-    check_unit_quaternion((o.w, o.x, o.y, o.z), "pose.orientation")
+    if (o.w, o.x, o.y, o.z) != (0.0, 0.0, 0.0, 0.0):
+        check_unit_quaternion((o.w, o.x, o.y, o.z), "pose.orientation")
 
 
 def check_com_plan(msg: MultiDOFJointTrajectory) -> None:

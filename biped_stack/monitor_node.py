@@ -7,6 +7,7 @@ lease runs out (Fast DDS: 20 s by default) — a killed node respawned sooner is
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
@@ -28,6 +29,9 @@ class MonitorConfig:
 
 class StackMonitorNode(GuardedNode):
     def __init__(self):
+        # A supervisor, not a control loop: its start-up checks (loading the robot and the style,
+        # ≈ 1 s of CPU) must not take the CPU from the controllers starting beside it.
+        os.nice(10)
         super().__init__("stack_monitor")
         self.config = declare_config(self, MonitorConfig)
         c = self.config

@@ -40,7 +40,7 @@ import numpy as np
 
 from biped_common.robot_model import FootGeometry
 from biped_common.rotations import wrap_angle
-from gait_planner_node.sampler import BlendedGait, blend, clamp_velocity
+from gait_planner_node.sampler import BlendedGait, blend, command_in_range
 from gait_planner_node.style import Style
 
 SIDES = ("left", "right")
@@ -228,13 +228,13 @@ class GaitPlanner:
 
     # -- inputs --------------------------------------------------------------------------------
     def set_command(self, velocity) -> np.ndarray:
-        """Body-frame velocity command (ẋ [m/s], ẏ [m/s], ω [rad/s]), clamped per component to the
-        style's key-velocity range; the clamped command (also :attr:`command`, what the planner
+        """Body-frame velocity command (ẋ [m/s], ẏ [m/s], ω [rad/s]), clamped into the style's
+        range (:func:`sampler.command_in_range`); the clamped command (also :attr:`command`, what the planner
         reports and walks) is returned. Not three finite numbers → ValueError."""
         velocity = np.asarray(velocity, dtype=float)
         if velocity.shape != (3,) or not np.all(np.isfinite(velocity)):
             raise ValueError(f"velocity command must be 3 finite numbers, got {velocity}")
-        self.command = clamp_velocity(self.style, velocity)
+        self.command = command_in_range(self.style, velocity)
         if np.any(velocity != 0.0):
             self._clock_target = 1.0  # walking starts with the first non-zero command
         return self.command
@@ -243,7 +243,7 @@ class GaitPlanner:
         """Switch style; the phase is kept, so the switch is continuous in phase. The command is
         clamped to the new style's range."""
         self.style = style
-        self.command = clamp_velocity(style, self.command)
+        self.command = command_in_range(style, self.command)
         self.gait, self._blended_velocity = blend(style, self.velocity), self.velocity.tolist()
 
     # -- time ----------------------------------------------------------------------------------

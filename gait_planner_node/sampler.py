@@ -31,22 +31,29 @@ def f_soft(alpha):
     return -2.0 * a**3 + 3.0 * a**2
 
 
-def clamp_velocity(style: Style, velocity) -> np.ndarray:
-    """The command within the style's velocity range: each component clipped to its key
-    velocities, then the whole scaled down, direction kept, into the convex hull of the six
-    extreme samples (|ẋ|/ẋ_max + |ẏ|/ẏ_max + |ω|/ω_max ≤ 1, each normalized by the key velocity
-    on its side). Single-axis commands are only clipped; a combination of several axes at their
-    limits — a gait no sample was designed for (the biped fell walking (0.4, 0.15, 0.6) at once)
-    — is scaled to the hull's boundary."""
-    v = [float(x) for x in velocity]
+def _velocity_limits(style: Style) -> tuple[tuple[float, float], ...]:
     s = style.samples
-    limits = ((s["backward_fast"].velocity[0], s["forward_fast"].velocity[0]),
-              (s["sidestep_right"].velocity[1], s["sidestep_left"].velocity[1]),
-              (s["turn_right"].velocity[2], s["turn_left"].velocity[2]))
-    clipped = [min(max(x, low), high) for x, (low, high) in zip(v, limits)]
+    return ((s["backward_fast"].velocity[0], s["forward_fast"].velocity[0]),
+            (s["sidestep_right"].velocity[1], s["sidestep_left"].velocity[1]),
+            (s["turn_right"].velocity[2], s["turn_left"].velocity[2]))
+
+
+def clamp_velocity(style: Style, velocity) -> np.ndarray:
+    """The velocity clipped to the style's key-velocity ranges, per component (the blend's guard)."""
+    return np.array([min(max(float(x), low), high) for x, (low, high) in zip(velocity, _velocity_limits(style))])
+
+
+def command_in_range(style: Style, velocity) -> np.ndarray:
+    """A velocity command within the style's range: each component clipped to its key velocities,
+    then the whole scaled down, direction kept, into the convex hull of the six extreme samples
+    (|ẋ|/ẋ_max + |ẏ|/ẏ_max + |ω|/ω_max ≤ 1, each normalized by the key velocity on its side).
+    Single-axis commands are only clipped; several axes at their limits at once — a gait no sample
+    was designed for (the biped fell walking (0.4, 0.15, 0.6)) — are scaled to the hull's boundary.
+    (Applied to the command, before the planner's smoothing filter, so the blend stays C¹.)"""
+    limits = _velocity_limits(style)
+    clipped = clamp_velocity(style, velocity)
     norm = sum(x / high if x > 0 else (x / low if x < 0 else 0.0) for x, (low, high) in zip(clipped, limits))
-    scale = 1.0 / norm if norm > 1.0 else 1.0
-    return np.array([x * scale for x in clipped])
+    return clipped / norm if norm > 1.0 else clipped
 
 
 def sample_weights(style: Style, velocity) -> dict[str, float]:

@@ -265,9 +265,8 @@ class Fuzzer:
         msg.header.stamp, msg.header.frame_id = conv.seconds_to_stamp(now_s), self.frames["base"]
         msg.pose.position.x, msg.pose.orientation.w = 0.2, 1.0
         corruption = self._pick([
-            lambda: setattr(msg.header, "frame_id", ""),
             lambda: setattr(msg.pose.position, self._pick(["x", "y", "z"]), self._extreme()),
-            lambda: setattr(msg.pose.orientation, "w", self._pick([0.0, math.nan, 3.0])),
+            lambda: setattr(msg.pose.orientation, "w", self._pick([0.5, math.nan, 3.0, -math.inf])),
         ])
         corruption()
         return msg

@@ -184,6 +184,21 @@ def test_parameters_and_absurd_cmd_vel_are_refused_or_clamped_on_the_humanoid(tm
             assert after == before, name  # every node kept its values
         assert tried == refused and tried >= 100, tried
 
+        # The reach planner's goals (the topics only this stack has).
+        fuzzer = Fuzzer(stack.robot, seed=2)
+        goals = {t: v for t, v in fuzzer.topics(reach=True).items() if t.startswith("/reach/") and t.endswith("/goal")}
+        publishers = {t: node.create_publisher(msg_type, t, 1000) for t, (msg_type, _) in goals.items()}
+        for _ in range(MESSAGES_PER_TOPIC):
+            for topic, (_, make) in goals.items():
+                publishers[topic].publish(make(stack.probe.sim_time_s()))
+            stack.spin(lambda: False, 0.01)
+        stack.run_for(0.5)
+        stack.spin(lambda: False, 1.5)  # the refusal log's last report (once a second)
+        counts = refusals(stack.log())
+        for topic in goals:
+            assert 0.9 * MESSAGES_PER_TOPIC <= counts.get(("reach_planner", topic), 0) <= MESSAGES_PER_TOPIC, \
+                (topic, counts.get(("reach_planner", topic)))
+
         # Bar: an absurd but finite cmd_vel is clamped to the style's limit, not a crash.
         stack.command = conv.twist_from_velocity_command([-1e308, 0.0, 0.0])
         stack.run_for(3.5)

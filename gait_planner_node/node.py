@@ -51,7 +51,8 @@ class GaitNodeConfig:
     preview_dt_s: float = 0.04
     publish_markers: bool = True
     state_source: str = "estimator"  # where the robot is at start: estimator (/odom) | ground_truth
-    anchor_timeout_s: float = 2.0    # wall time to wait for it before planning from the origin
+    anchor_timeout_s: float = 15.0   # wall time to wait for it before planning from the origin
+                                     # (long: a restart under load may take seconds to discover /odom)
 
     def __post_init__(self):
         for name, low, high in (("rate_hz", 1.0, 1000.0), ("cmd_vel_timeout_s", 0.01, 10.0),

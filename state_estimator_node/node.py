@@ -28,6 +28,7 @@ from sim_bridge.node import SENSOR_QOS
 from state_estimator_node.estimator import SIDES, StateEstimator
 
 PARTS = ("joints", "imu", "left", "right")
+FRESH_START_S = 1.0  # frames stamped earlier come from a simulation that has just started
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class EstimatorNodeConfig:
     """State estimator node parameters."""
 
     robot: str = "humanoid"
-    anchor_timeout_s: float = 1.0   # wall time to wait for a gait reference to start from
+    anchor_timeout_s: float = 10.0  # wall time to wait for a gait reference to start from
 
     def __post_init__(self):
         if not 0.0 <= self.anchor_timeout_s <= 60.0:
@@ -48,8 +49,10 @@ class StateEstimatorNode(GuardedNode):
         self.config = declare_config(self, EstimatorNodeConfig)
         self.robot = load_robot(self.config.robot)
         # The estimate starts where the gait planner's body path is (a respawned estimator joins a
-        # robot that has walked, and must stay in the frame the planner's footholds are in), or at
-        # the origin when no reference arrives within anchor_timeout_s (a fresh start).
+        # robot that has walked, and must stay in the frame the planner's footholds are in); at the
+        # origin in a simulation that has just started (frames stamped before FRESH_START_S: the
+        # planner waits for this estimator's /odom then), or when no reference arrives within
+        # anchor_timeout_s.
         self.estimator: StateEstimator | None = None
         self._started_wall_s = time.monotonic()
         self._reference_body = None
@@ -74,8 +77,10 @@ class StateEstimatorNode(GuardedNode):
         self._reference_body = (pelvis.translation.x, pelvis.translation.y,
                                 float(quats_yaw(np.array([r.w, r.x, r.y, r.z]))))
 
-    def _start_estimator(self) -> bool:
-        if self._reference_body is not None:
+    def _start_estimator(self, frame_stamp_s: float) -> bool:
+        if frame_stamp_s < FRESH_START_S and self._reference_body is None:
+            x, y, yaw = 0.0, 0.0, 0.0  # a simulation that has just started: the robot is at the origin
+        elif self._reference_body is not None:
             x, y, yaw = self._reference_body
             self.get_logger().info(f"estimating from the gait planner's body pose ({x:.3f}, {y:.3f}) m, yaw {yaw:.3f} rad")
         elif time.monotonic() - self._started_wall_s >= self.config.anchor_timeout_s:
@@ -96,7 +101,7 @@ class StateEstimatorNode(GuardedNode):
             # re-publishes it; so does its estimate, for a controller that missed it.
             self._pub.publish(self._last_published[1])
             return
-        if self.estimator is None and not self._start_estimator():
+        if self.estimator is None and not self._start_estimator(stamp_ns * 1e-9):
             return
         try:
             frame = conv.sensor_frame_from_messages(parts["joints"], parts["imu"], {s: parts[s] for s in SIDES})

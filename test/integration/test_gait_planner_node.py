@@ -22,7 +22,8 @@ def test_planner_node_serves_cmd_vel_and_keeps_its_style_on_a_bad_reload(tmp_pat
     processes = Processes(tmp_path)
     probe = Probe(ros_domain_id)
     try:
-        node = processes.start_node("gait_planner", "gait_planner_node", "robot:=biped", f"style:={style_file}")
+        node = processes.start_node("gait_planner", "gait_planner_node", "robot:=biped", f"style:={style_file}",
+                                    "anchor_timeout_s:=0.5")  # no simulator here: plan from the origin
         received = {}
         probe.node.create_subscription(MultiDOFJointTrajectory, "/gait/reference", lambda m: received.__setitem__("ref", m), 10)
         probe.node.create_subscription(JointTrajectory, "/gait/contacts", lambda m: received.__setitem__("contacts", m), 10)

@@ -121,7 +121,10 @@ class WbcNode(GuardedNode):
     # -- the answer ---------------------------------------------------------------------------
     def _try_answer(self, stamp_ns: int) -> None:
         needed = ("joints", "imu", "odom") if self._pair_truth else ("joints", "imu")
-        if stamp_ns <= self._answered_ns or any(stamp_ns not in self._buffers[k] for k in needed):
+        # The same frame again is answered again: a simulator re-publishes the frame it waits on
+        # (before the first command, or holding), and the first answer may have been lost before
+        # discovery matched us to it.
+        if stamp_ns < self._answered_ns or any(stamp_ns not in self._buffers[k] for k in needed):
             return
         joints, imu = self._buffers["joints"].pop(stamp_ns), self._buffers["imu"].pop(stamp_ns)
         odom = self._buffers["odom"].pop(stamp_ns) if self._pair_truth else self._latest_odom

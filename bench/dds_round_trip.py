@@ -23,10 +23,10 @@ from sensor_msgs.msg import Imu, JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
+from biped_common.ros_node_tools import SENSOR_QOS
 from biped_common.robot_model import load_robot
 from biped_stack.launcher import executable_command
 from sim_bridge.mujoco_backend import MujocoBackend
-from sim_bridge.node import SENSOR_QOS
 
 
 def main() -> None:

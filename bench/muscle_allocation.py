@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from biped_stack.muscle_tools import load_model
+from muscle_allocator_node.mujoco_muscles import load_model
 from muscle_allocator_node import allocation
 from muscle_allocator_node.inverse import solve_inverse, squat_motion
 from muscle_allocator_node.tracking import minimum_jerk, track_joint_reference

@@ -68,7 +68,7 @@ from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOF
                                  MultiDOFJointTrajectoryPoint)
 
 from biped_common.com_plan import GRAVITY_M_S2, ComPlan
-from biped_common.errors import CommandError
+from biped_common.errors import CommandError, ConfigError
 from biped_common.joint_trajectory import TimedJointTrajectory
 from biped_common.rotations import quat_normalize, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
@@ -76,6 +76,12 @@ from biped_common.state import BaseState, ImuReading, JointCommand, Push, Sensor
 WORLD_FRAME = "world"
 # Where the controllers read the base state (nav_msgs/Odometry), by the ``state_source`` parameter.
 STATE_TOPICS = {"estimator": "odom", "ground_truth": "ground_truth/odom"}
+
+
+def check_state_source(state_source: str) -> None:
+    """A node's ``state_source`` parameter is a key of :data:`STATE_TOPICS`, else ConfigError."""
+    if state_source not in STATE_TOPICS:
+        raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {state_source!r}")
 
 
 # -- input validation ---------------------------------------------------------------------------

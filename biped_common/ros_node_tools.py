@@ -28,14 +28,20 @@ import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.signals import SignalHandlerOptions
 from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
 from biped_common import conversions as conv
 from biped_common.errors import BipedStackError, ConfigError
 from biped_common.repeat_filter import RepeatFilter  # noqa: F401 (re-exported for the nodes)
 
-__all__ = ["GuardedNode", "RefusalLog", "RepeatFilter", "declare_config", "make_executor", "run_node",
-           "running", "spin_forever"]
+__all__ = ["GuardedNode", "LATCHED_QOS", "RefusalLog", "RepeatFilter", "SENSOR_QOS", "declare_config",
+           "make_executor", "run_node", "running", "spin_forever"]
+
+# Sensor and command streams: reliable (a lockstep bridge waits for each answer), the latest few.
+SENSOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+# State a late joiner needs (the bridge's mode): the last message kept for it.
+LATCHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
 
 T = TypeVar("T")
 REFUSALS = (ValueError, BipedStackError)  # what a check raises for a bad input

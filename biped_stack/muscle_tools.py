@@ -6,23 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import mujoco
 import numpy as np
 
-SHORTCUTS = {"myoelbow": "legacy/elbow/myoelbow_1dof6muscles.xml"}
-
-
-def load_model(name_or_path: str) -> mujoco.MjModel:
-    """A MuJoCo model: ``myoelbow``, ``myolegs`` (myo-sim) or an MJCF file path."""
-    from muscle_allocator_node.mujoco_muscles import load_myolegs, myo_model_path
-    if name_or_path == "myolegs":
-        return load_myolegs()
-    if name_or_path in SHORTCUTS:
-        return mujoco.MjModel.from_xml_path(str(myo_model_path(SHORTCUTS[name_or_path])))
-    path = Path(name_or_path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no model {name_or_path!r} (a file, or one of myoelbow, myolegs)")
-    return mujoco.MjModel.from_xml_path(str(path))
+from muscle_allocator_node.mujoco_muscles import load_model
 
 
 def inverse(model: str, motion: str, out: str, criterion: str = "activation_squared") -> int:

@@ -22,6 +22,7 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common import conversions as conv
+from biped_common.ros_node_tools import SENSOR_QOS
 from biped_common.robot_model import load_robot
 from biped_stack.scenario import FALL_HEIGHT_FRACTION, Scenario, Trace, max_foot_slip_m, segment_metrics
 from biped_stack.walking import WalkingLog
@@ -51,8 +52,7 @@ class _Recorder:
 
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-        from sim_bridge.node import SENSOR_QOS
-        # The recorder keeps every frame: a deep reliable queue, so that when it falls behind (five
+                # The recorder keeps every frame: a deep reliable queue, so that when it falls behind (five
         # processes on two cores) frames wait instead of being overwritten (with the controllers'
         # depth of 10 it lost ≈ 17 % of them, in gaps up to 170 ms).
         record_qos = QoSProfile(depth=RECORDER_QUEUE_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
@@ -138,10 +138,7 @@ class _Recorder:
         for stamp in sorted(set(self.odom) & set(self.joints)):
             base = conv.base_state_from_odometry(self.odom[stamp])
             js = self.joints[stamp]
-            names = tuple(js.name)
-            q, v = robot.pinocchio_state(base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
-                                         base.angular_velocity_base_rad_s, robot.joint_vector(names, js.position),
-                                         robot.joint_vector(names, js.velocity))
+            q, v = robot.state_from(base, js.name, js.position, js.velocity)
             pin.framesForwardKinematics(model, data, q)
             t = stamp * 1e-9 - self.start_s
             if t < 0:
@@ -159,7 +156,7 @@ class _Recorder:
                 trace.planned_stance[side].append(bool(planned[i]))
             log.com.append((t, *pin.centerOfMass(model, data, q)))
             log.stance.append((t, *planned))
-            log.torques.append((t, *robot.joint_vector(names, js.effort)))
+            log.torques.append((t, *robot.joint_vector(tuple(js.name), js.effort)))
         plan_t = np.array([p[0] - self.start_s for p in self.plans]) if self.plans else np.zeros(0)
         for t in trace.time_s:
             k = int(np.searchsorted(plan_t, t, side="right")) - 1

@@ -16,14 +16,11 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
 from biped_common import conversions as conv
-from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.stamp_pairing import StampedParts
 from mpc_node.planning import ComPlanner
-from sim_bridge.node import SENSOR_QOS
 
-STATE_TOPICS = conv.STATE_TOPICS
 
 
 @dataclass(frozen=True)
@@ -34,8 +31,7 @@ class MpcNodeConfig:
     state_source: str = "estimator"      # estimator (/odom) | ground_truth (/ground_truth/odom)
 
     def __post_init__(self):
-        if self.state_source not in STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.state_source!r}")
+        conv.check_state_source(self.state_source)
 
 
 class MpcNode(GuardedNode):
@@ -58,7 +54,7 @@ class MpcNode(GuardedNode):
                        check=conv.check_gait_contacts)
         self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
                        check=conv.joint_state_check(self.robot))
-        self.subscribe(Odometry, STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
+        self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
                        SENSOR_QOS, check=conv.odometry_check(self.robot))
         self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
                                f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
@@ -76,11 +72,7 @@ class MpcNode(GuardedNode):
         try:
             arrays = conv.gait_reference_arrays(reference, contacts)
             base = conv.base_state_from_odometry(self._base)
-            names = tuple(self._joints.name)
-            q, v = self.robot.pinocchio_state(
-                base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
-                base.angular_velocity_base_rad_s, self.robot.joint_vector(names, self._joints.position),
-                self.robot.joint_vector(names, self._joints.velocity))
+            q, v = self.robot.state_from(base, self._joints.name, self._joints.position, self._joints.velocity)
         except ValueError as exc:
             self.refuse("/gait/reference", f"reference, contacts and state do not fit together: {exc}")
             return

@@ -105,3 +105,18 @@ def _dense_moment(model: mujoco.MjModel, data: mujoco.MjData) -> np.ndarray:
     dense = np.zeros((model.nu, model.nv))
     mujoco.mju_sparse2dense(dense, data.actuator_moment, data.moment_rownnz, data.moment_rowadr, data.moment_colind)
     return dense
+
+
+SHORTCUTS = {"myoelbow": "legacy/elbow/myoelbow_1dof6muscles.xml"}
+
+
+def load_model(name_or_path: str) -> mujoco.MjModel:
+    """A MuJoCo model: ``myoelbow``, ``myolegs`` (myo-sim) or an MJCF file path."""
+    if name_or_path == "myolegs":
+        return load_myolegs()
+    if name_or_path in SHORTCUTS:
+        return mujoco.MjModel.from_xml_path(str(myo_model_path(SHORTCUTS[name_or_path])))
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no model {name_or_path!r} (a file, or one of myoelbow, myolegs)")
+    return mujoco.MjModel.from_xml_path(str(path))

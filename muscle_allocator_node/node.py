@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from sensor_msgs.msg import JointState
 
 from biped_common import conversions as conv
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
-from biped_stack.muscle_tools import load_model
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from muscle_allocator_node.mujoco_muscles import load_model
 from muscle_allocator_node.controller import MuscleAllocatorCore
-from sim_bridge.node import SENSOR_QOS
 
 
 @dataclass(frozen=True)

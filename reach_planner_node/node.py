@@ -20,11 +20,9 @@ from trajectory_msgs.msg import JointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, SENSOR_QOS, declare_config, run_node
 from reach_planner_node.goals import ReachGoals
-from sim_bridge.node import SENSOR_QOS
 
-STATE_TOPICS = conv.STATE_TOPICS
 
 
 @dataclass(frozen=True)
@@ -35,8 +33,7 @@ class ReachNodeConfig:
     state_source: str = "estimator"
 
     def __post_init__(self):
-        if self.state_source not in STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.state_source!r}")
+        conv.check_state_source(self.state_source)
 
 
 class ReachNode(GuardedNode):
@@ -52,7 +49,7 @@ class ReachNode(GuardedNode):
         self._pub = self.create_publisher(JointTrajectory, "reach/arm_trajectory", 10)
         self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
                        check=conv.joint_state_check(self.robot))
-        self.subscribe(Odometry, STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
+        self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
                        SENSOR_QOS, check=conv.odometry_check(self.robot))
         for side in ("left", "right"):
             # Goals are poses, not measurements: their stamp is not checked against the clock.

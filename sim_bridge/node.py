@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.qos import QoSProfile, DurabilityPolicy, ReliabilityPolicy, HistoryPolicy
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
@@ -26,7 +25,7 @@ from trajectory_msgs.msg import JointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import (GuardedNode, declare_config, make_executor, run_node, running,
+from biped_common.ros_node_tools import (LATCHED_QOS, SENSOR_QOS, GuardedNode, declare_config, make_executor, run_node, running,
                                         spin_forever)
 from biped_common.state import JointCommand, SensorFrame
 from sim_bridge.bridge import BridgeConfig, SimBridge
@@ -34,9 +33,6 @@ from sim_bridge.commands import CommandArbiter, CommandMode
 from sim_bridge.mujoco_backend import MujocoBackend
 from sim_bridge.ros2_control_backend import CONTROLLER_TOPICS, Ros2ControlBackend
 
-SENSOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
-LATCHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                         reliability=ReliabilityPolicy.RELIABLE)
 SIDES = ("left", "right")
 COMMAND_MAX_AGE_S = 0.5     # a joint command answering an older frame is stale
 PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, not applied

@@ -21,10 +21,9 @@ from sensor_msgs.msg import Imu, JointState
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.rotations import quat_to_matrix, quats_yaw
 from biped_common.stamp_pairing import StampedParts
-from sim_bridge.node import SENSOR_QOS
 from state_estimator_node.estimator import SIDES, StateEstimator
 
 PARTS = ("joints", "imu", "left", "right")

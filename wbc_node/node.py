@@ -23,13 +23,11 @@ from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.stamp_pairing import StampedParts
-from sim_bridge.node import SENSOR_QOS
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
 
-STATE_TOPICS = conv.STATE_TOPICS
 
 
 @dataclass(frozen=True)
@@ -43,8 +41,7 @@ class WbcNodeConfig:
     def __post_init__(self):
         if self.mode not in ("stand", "walk"):
             raise ConfigError("mode", f"must be stand or walk, got {self.mode!r}")
-        if self.state_source not in STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(STATE_TOPICS)}, got {self.state_source!r}")
+        conv.check_state_source(self.state_source)
 
 
 class WbcNode(GuardedNode):
@@ -72,7 +69,7 @@ class WbcNode(GuardedNode):
                        check=conv.joint_state_check(self.robot))
         self.subscribe(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot))
         if self.walking:
-            self.subscribe(Odometry, STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
+            self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
                            check=conv.odometry_check(self.robot))
             self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), 10,
                            check=conv.check_gait_reference)
@@ -154,10 +151,7 @@ class WbcNode(GuardedNode):
             return self.stand.command(frame)
         try:
             base = conv.base_state_from_odometry(odom)
-            q, v = self.robot.pinocchio_state(
-                base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
-                base.angular_velocity_base_rad_s, self.robot.joint_vector(frame.joint_names, frame.position_rad),
-                self.robot.joint_vector(frame.joint_names, frame.velocity_rad_s))
+            q, v = self.robot.state_from(base, frame.joint_names, frame.position_rad, frame.velocity_rad_s)
         except ValueError as exc:
             self._log_error(f"state rejected ({exc}): standing")
             return self.stand.command(frame)

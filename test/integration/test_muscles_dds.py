@@ -8,7 +8,7 @@ import pytest
 from sensor_msgs.msg import JointState
 
 from biped_common import conversions as conv
-from biped_stack.muscle_tools import load_model
+from muscle_allocator_node.mujoco_muscles import load_model
 from dds_helpers import Probe, Processes
 from muscle_allocator_node.tracking import _inverse_dynamics
 

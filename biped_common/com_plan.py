@@ -35,6 +35,11 @@ class ComPlan:
         """The pendulum height h = g/ω² [m]."""
         return GRAVITY_M_S2 / self.omega_per_s**2
 
+    @property
+    def end_s(self) -> float:
+        """The absolute time [s] the plan's last step ends."""
+        return self.start_s + self.cop.shape[0] * self.dt_s
+
     def at(self, time_s: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """CoM position [m], velocity [m/s], acceleration [m/s²] (2,) each at absolute ``time_s``,
         exact on the pendulum within the plan (the last step's CoP is held beyond it)."""

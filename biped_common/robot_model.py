@@ -27,6 +27,7 @@ import pinocchio as pin
 from biped_common.config import (as_float, as_mapping, as_str, load_yaml_mapping,
                                  reject_unknown_keys, require)
 from biped_common.errors import ConfigError, UnknownRobotError
+from biped_common.state import BaseState
 from biped_common.resources import robots_dir
 from biped_common.rotations import quat_to_matrix, quat_wxyz_to_xyzw, quat_xyzw_to_wxyz
 
@@ -245,16 +246,25 @@ class RobotModel:
                             v_joints_rad_s])
         return q, v
 
-    def sole_poses_planar(self, q: np.ndarray) -> dict[str, tuple[float, float, float]]:
-        """Per foot, its sole's (x [m], y [m], yaw [rad]) in the world at Pinocchio configuration ``q``."""
+    def state_from(self, base: BaseState, joint_names, joint_positions_rad, joint_velocities_rad_s) -> tuple[np.ndarray, np.ndarray]:
+        """Pinocchio (q, v) from a :class:`biped_common.state.BaseState` and joint positions and
+        velocities ordered as ``joint_names`` (any order: :meth:`joint_vector`; ValueError naming
+        missing or unknown joints)."""
+        names = tuple(joint_names)
+        return self.pinocchio_state(base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s,
+                                    base.angular_velocity_base_rad_s, self.joint_vector(names, joint_positions_rad),
+                                    self.joint_vector(names, joint_velocities_rad_s))
+
+    def sole_poses(self, q: np.ndarray) -> dict[str, tuple[float, float, float, float]]:
+        """Per foot, its sole's (x [m], y [m], z [m], yaw [rad]) in the world at Pinocchio
+        configuration ``q``."""
         data = self.pin_model.createData()
         pin.framesForwardKinematics(self.pin_model, data, q)
         out = {}
         for side, foot in self.description.feet.items():
             placement = data.oMf[self.pin_model.getFrameId(foot.sole_site)]
-            rotation = placement.rotation
-            out[side] = (float(placement.translation[0]), float(placement.translation[1]),
-                         float(np.arctan2(rotation[1, 0], rotation[0, 0])))
+            rotation, (x, y, z) = placement.rotation, placement.translation
+            out[side] = (float(x), float(y), float(z), float(np.arctan2(rotation[1, 0], rotation[0, 0])))
         return out
 
     def joint_vector(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:

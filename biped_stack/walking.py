@@ -18,10 +18,13 @@ import numpy as np
 from biped_common.repeat_filter import RepeatFilter
 from biped_common.robot_model import RobotModel
 from biped_common.state import BaseState, JointCommand, SensorFrame
+from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, reference_arrays
 from gait_planner_node.style import Style
 from mpc_node.planning import ComPlanner
 from wbc_node.walking import WalkingWbc
+
+FOLLOW_CHECK_EVERY_REPLANS = 5  # 25 Hz at 125 Hz, as the planner node's follow_check_hz
 
 
 @dataclass
@@ -55,6 +58,8 @@ class WalkingController:
         self.com_planner = ComPlanner(robot, log=self._log)
         self.wbc = WalkingWbc(robot, control_period_s=control_period_s, log=self._log)
         self._planner_time_s: float | None = None
+        self._follow_watch = FollowWatch()  # as the planner node: re-plan when the robot stopped following
+        self._replans = 0
         self.log = WalkingLog()
 
     def reach(self, trajectory) -> None:
@@ -70,7 +75,15 @@ class WalkingController:
         if self._planner_time_s is not None:
             self.planner.step(now_s - self._planner_time_s)
         self._planner_time_s = now_s
-        arrays = reference_arrays(self.planner.reference())
+        reference = self.planner.reference()
+        self._replans += 1
+        if self._replans % FOLLOW_CHECK_EVERY_REPLANS == 0:
+            soles = {side: SolePose(*pose) for side, pose in self.robot.sole_poses(q).items()}
+            if (reason := self._follow_watch.left_the_plan(reference, soles)) is not None:
+                self._log(f"planner: {reason}: planning again from where it stands")
+                self.planner = planner_standing_on(soles, self.planner.style, self.planner.config, self.planner.command)
+                reference = self.planner.reference()
+        arrays = reference_arrays(reference)
         started = time.perf_counter()
         plan = self.com_planner.update(now_s, arrays, q, v)
         self.log.mpc_tick_s.append(time.perf_counter() - started)
@@ -86,10 +99,7 @@ class WalkingController:
         if base is None:
             self._log("no base state yet: stand controller")
             return self.wbc.stand.command(frame)
-        q, v = self.robot.pinocchio_state(
-            base.position_m, base.orientation_wxyz, base.linear_velocity_world_m_s, base.angular_velocity_base_rad_s,
-            self.robot.joint_vector(frame.joint_names, frame.position_rad),
-            self.robot.joint_vector(frame.joint_names, frame.velocity_rad_s))
+        q, v = self.robot.state_from(base, frame.joint_names, frame.position_rad, frame.velocity_rad_s)
         if self._planner_time_s is None or now - self._planner_time_s >= self.planner_period_s - 1e-9:
             self._replan(now, q, v)
         started = time.perf_counter()

@@ -10,6 +10,10 @@ the planner makes that a smooth stop). A command beyond the style's range is cla
 The planner starts where the robot stands: its body pose from the first base state
 (``state_source``) and its feet from the first joint state, or the origin when none arrives
 within ``anchor_timeout_s`` — so a respawned planner joins a robot that has walked somewhere.
+While walking it keeps watching the measured soles (:class:`gait_planner_node.anchor.FollowWatch`,
+``follow_check_hz``): when the robot stands on both feet away from where the plan has them (the
+whole-body controller stopped in place while the MPC was away; a foot slipped), the plan starts
+again from where the robot stands.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import math
 import time
 
 from geometry_msgs.msg import Point, Twist
@@ -31,6 +34,7 @@ from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
 from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
 from gait_planner_node.style import StyleError, load_style
@@ -53,15 +57,15 @@ class GaitNodeConfig:
     state_source: str = "estimator"  # where the robot is at start: estimator (/odom) | ground_truth
     anchor_timeout_s: float = 15.0   # wall time to wait for it before planning from the origin
                                      # (long: a restart under load may take seconds to discover /odom)
+    follow_check_hz: float = 25.0    # how often the measured soles are compared with the plan
 
     def __post_init__(self):
         for name, low, high in (("rate_hz", 1.0, 1000.0), ("cmd_vel_timeout_s", 0.01, 10.0),
                                 ("preview_horizon_s", 0.1, 10.0), ("preview_dt_s", 0.005, 1.0),
-                                ("anchor_timeout_s", 0.0, 60.0)):
+                                ("anchor_timeout_s", 0.0, 60.0), ("follow_check_hz", 1.0, 125.0)):
             if not low <= getattr(self, name) <= high:
                 raise ConfigError(name, f"must be in [{low:g}, {high:g}], got {getattr(self, name)!r}")
-        if self.state_source not in conv.STATE_TOPICS:
-            raise ConfigError("state_source", f"must be one of {sorted(conv.STATE_TOPICS)}, got {self.state_source!r}")
+        conv.check_state_source(self.state_source)
 
 
 class GaitPlannerNode(GuardedNode):
@@ -75,16 +79,18 @@ class GaitPlannerNode(GuardedNode):
                                                        preview_dt_s=self.config.preview_dt_s)
         self.style = load_style(self.config.style)
         # The planner starts where the robot stands (a respawned planner joins a robot that has
-        # walked): from the first base state and joint state, or the origin after anchor_timeout_s.
+        # walked): from the first base state and joint state, or the origin after anchor_timeout_s;
+        # it keeps the latest of both to notice a robot that stopped following the plan.
         self.planner: GaitPlanner | None = None
         self._pending_command = np.zeros(3)
-        self._anchor_inputs: dict[str, object] = {}
-        self._anchor_subscriptions = [
-            self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source],
-                           lambda m: self._anchor_inputs.__setitem__("base", m), 10,
-                           check=conv.odometry_check(robot)),
-            self.subscribe(JointState, "joint_states", lambda m: self._anchor_inputs.__setitem__("joints", m), 10,
-                           check=conv.joint_state_check(robot))]
+        self._base: Odometry | None = None
+        self._joints: JointState | None = None
+        self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m), 10,
+                       check=conv.odometry_check(robot))
+        self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), 10,
+                       check=conv.joint_state_check(robot))
+        self._follow_watch = FollowWatch()
+        self._follow_every_ticks = max(1, round(self.config.rate_hz / self.config.follow_check_hz))
         self._started_wall_s = time.monotonic()
         self._legs = LegGeometry.from_robot(robot)
         self._log_error = RepeatFilter(self.get_logger().error)
@@ -106,33 +112,32 @@ class GaitPlannerNode(GuardedNode):
         return self.get_clock().now().nanoseconds * 1e-9
 
     # -- inputs -------------------------------------------------------------------------------
+    def _measured_soles(self) -> dict[str, SolePose] | None:
+        """The soles where the latest base and joint states put them (world frame), or None."""
+        if self._base is None or self._joints is None:
+            return None
+        joints = self._joints
+        q, _ = self.robot.state_from(conv.base_state_from_odometry(self._base), joints.name, joints.position,
+                                     joints.velocity)
+        return {side: SolePose(*pose) for side, pose in self.robot.sole_poses(q).items()}
+
     def _start_planner(self) -> bool:
         """Create the planner where the robot stands, once its state is in (or the wait is over)."""
-        base, joints = self._anchor_inputs.get("base"), self._anchor_inputs.get("joints")
-        if base is not None and joints is not None:
-            state = conv.base_state_from_odometry(base)
-            q, _ = self.robot.pinocchio_state(
-                state.position_m, state.orientation_wxyz, state.linear_velocity_world_m_s,
-                state.angular_velocity_base_rad_s, self.robot.joint_vector(tuple(joints.name), joints.position),
-                self.robot.joint_vector(tuple(joints.name), joints.velocity))
-            feet = {side: Pose2(*pose) for side, pose in self.robot.sole_poses_planar(q).items()}
-            # The body's heading and place from the feet (the pelvis itself sways and yaws with
-            # the style): their mean yaw (splay is symmetric) and their midpoint.
-            yaw = math.atan2(sum(math.sin(f.yaw) for f in feet.values()), sum(math.cos(f.yaw) for f in feet.values()))
-            start = Pose2(sum(f.x for f in feet.values()) / 2.0, sum(f.y for f in feet.values()) / 2.0, yaw)
+        soles = self._measured_soles()
+        command = self.planner.command if self.planner is not None else self._pending_command
+        if soles is not None:
+            self.planner = planner_standing_on(soles, self.style, self._planner_config, command)
+            start = self.planner.body
             self.get_logger().info(f"planning from where the robot stands: between its feet ({start.x:.3f}, "
-                                   f"{start.y:.3f}) m, heading {yaw:.3f} rad")
+                                   f"{start.y:.3f}) m, heading {start.yaw:.3f} rad")
         elif time.monotonic() - self._started_wall_s >= self.config.anchor_timeout_s:
-            start, feet = Pose2(0.0, 0.0, 0.0), None
             self.get_logger().warning(f"no base state on /{conv.STATE_TOPICS[self.config.state_source]} within "
                                       f"{self.config.anchor_timeout_s:g} s: planning from the origin")
+            self.planner = GaitPlanner(self.style, self._planner_config, Pose2(0.0, 0.0, 0.0))
+            self.planner.set_command(command)
         else:
             return False
-        self.planner = GaitPlanner(self.style, self._planner_config, start, feet)
-        self.planner.set_command(self._pending_command)
-        for subscription in self._anchor_subscriptions:
-            self.destroy_subscription(subscription)
-        self._anchor_inputs.clear()
+        self._last_tick_s = None
         return True
 
     def _on_cmd_vel(self, msg: Twist) -> None:
@@ -188,6 +193,11 @@ class GaitPlannerNode(GuardedNode):
             self._log_error(f"non-finite reference (command {self.planner.command.tolist()}): not published")
             return
         self._report_unreachable(reference)
+        if self._ticks % self._follow_every_ticks == 0 and (soles := self._measured_soles()) is not None:
+            if (reason := self._follow_watch.left_the_plan(reference, soles)) is not None:
+                self.get_logger().warning(f"{reason}: planning again from where it stands")
+                self._start_planner()
+                return
         for publisher, msg in zip((self._pub_reference, self._pub_contacts, self._pub_upper),
                                   conv.gait_reference_messages(now, reference)):
             publisher.publish(msg)

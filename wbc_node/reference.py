@@ -51,6 +51,16 @@ class ReferenceTable:
             out[key] = flags[index]
         return out
 
+    def first_double_support_s(self, offset_s: float) -> float | None:
+        """The first time [s] (relative, like :meth:`sample`) at or after ``offset_s`` with both
+        feet in stance: ``offset_s`` itself when they are then; None when the table has none left."""
+        both = np.logical_and(*(self._flags[f"{side}_in_stance"] for side in SIDES))
+        index = int(np.clip(np.searchsorted(self.times_s, offset_s + 1e-9, side="right") - 1, 0, self.times_s.size - 1))
+        if both[index]:
+            return float(max(offset_s, self.times_s[index]))
+        later = np.flatnonzero(both[index:])
+        return float(self.times_s[index + later[0]]) if later.size else None
+
 
 def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample, joint_posture_rad: np.ndarray,
                   upper_index: np.ndarray | None = None) -> WbcReference:

@@ -3,10 +3,12 @@ plan plus the measured state in, a joint command out, at every control period.
 
 Samples the reference at the frame's time (rates by finite differences), builds the WBC
 reference (:mod:`wbc_node.reference`), solves the QP (:mod:`wbc_node.wbc`), and integrates the
-accelerations into position/velocity setpoints. Until a reference and a plan exist, whenever
-they go stale (older than :data:`MAX_REFERENCE_AGE_S` / :data:`MAX_PLAN_AGE_S` of sim time: a
-previous plan bridges a few failed MPC solves, not more), and whenever the QP fails or its inputs
-are not finite, it answers with the stand controller — logged.
+accelerations into position/velocity setpoints. When they go stale (older than
+:data:`MAX_REFERENCE_AGE_S` / :data:`MAX_PLAN_AGE_S` of sim time: a previous plan bridges a few
+failed MPC solves, not more) it stops in the next double support and balances there
+(:mod:`wbc_node.hold`) until fresh inputs stand where the robot stands. Until a reference and a
+plan exist, and whenever the QP fails or its inputs are not finite, it answers with the stand
+controller — logged.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from biped_common.com_plan import ComPlan
 from biped_common.robot_model import RobotModel
 from biped_common.state import JointCommand, SensorFrame
 from biped_common.joint_trajectory import TimedJointTrajectory
+from wbc_node.hold import StanceHold
 from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
@@ -47,6 +50,7 @@ class WalkingWbc:
         self.last_output: WbcOutput | None = None
         self._zero = np.zeros(robot.n_joints)
         self.fallback_reason = ""  # why the last command came from the stand controller
+        self.hold: StanceHold | None = None  # stopping in place while the inputs are stale
         self.arm_trajectories: dict[tuple[str, ...], TimedJointTrajectory] = {}  # by joint names
 
     def set_arm_trajectory(self, trajectory: TimedJointTrajectory) -> None:
@@ -100,13 +104,25 @@ class WalkingWbc:
                       f"plan {'in' if self.plan is not None else 'missing'}): stand controller")
             return self.stand.command(frame)
         offset = now - self._arrays_stamp_s
-        if offset > MAX_REFERENCE_AGE_S or now - self.plan.start_s > MAX_PLAN_AGE_S:
-            self.fallback_reason = "stale gait reference or CoM plan"
-            self._log(f"WBC: {self.fallback_reason}: stand controller engaged")
-            return self.stand.command(frame)
-        samples = self._arrays.sample(offset + FINITE_DIFFERENCE_S * np.arange(3))
-        reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self.plan.at(now), self.robot.standing_posture_rad,
-                                  self._upper_index)
+        fresh = offset <= MAX_REFERENCE_AGE_S and now - self.plan.start_s <= MAX_PLAN_AGE_S
+        if self.hold is not None and fresh and self.hold.released_by(self._arrays.sample(np.array([offset]))):
+            self._log("WBC: fresh gait reference and CoM plan from where the robot stands: walking on")
+            self.hold = None
+        if self.hold is None and not fresh:
+            self.hold = StanceHold.start(self._arrays, self._arrays_stamp_s, now, self.plan)
+            if self.hold is None:
+                self.fallback_reason = "stale gait reference or CoM plan, no double support left in it"
+                self._log(f"WBC: {self.fallback_reason}: stand controller engaged")
+                return self.stand.command(frame)
+            self._log(f"WBC: stale gait reference or CoM plan: stopping in the double support at "
+                      f"t = {self.hold.hold_at_s:.3f} s")
+        if self.hold is not None:
+            reference = self.hold.reference(now, FINITE_DIFFERENCE_S, self.robot.standing_posture_rad,
+                                            self._upper_index)
+        else:
+            samples = self._arrays.sample(offset + FINITE_DIFFERENCE_S * np.arange(3))
+            reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self.plan.at(now),
+                                      self.robot.standing_posture_rad, self._upper_index)
         self.last_reference = reference
         out = self.wbc.solve(q, v, reference)
         self.last_output = out

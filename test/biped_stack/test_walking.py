@@ -123,16 +123,75 @@ def test_an_empty_support_region_is_refused_and_the_previous_plan_continues(monk
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
 
 
-def test_stale_inputs_engage_the_stand_controller(monkeypatch):
+def test_stale_inputs_hold_a_standing_robot_in_place(monkeypatch):
     """The planner and MPC stop (as when their nodes die): after the staleness limits the WBC
-    stands on the stand controller, logged, and the robot stays up."""
+    holds the stance it is in (logged, not the joint-space stand controller) and the robot stays up."""
     sim, controller, messages = standing_controller("biped")
     run_standing(sim, 0.5)
     monkeypatch.setattr(controller, "_replan", lambda *args: None)
     low = run_standing(sim, 1.5)
-    assert any("stale gait reference or CoM plan: stand controller engaged" in m for m in messages)
+    assert any("stale gait reference or CoM plan: stopping in the double support" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
-    assert controller.log.fallbacks[-1][1] == "stale gait reference or CoM plan"
+    assert not controller.log.fallbacks
+
+
+@pytest.mark.parametrize("dies", ["planner", "mpc"])
+def test_a_controller_outage_mid_walk_stops_the_robot_in_place_and_it_walks_on(dies):
+    """The planner (or the MPC) stops answering mid-stride for 1.2 s of sim time, then a new one
+    starts, as a respawned node does: the WBC finishes the step and holds the double support (the
+    joint-space stand controller let the biped rock 7 cm past its feet and twist 0.29 rad, and fall
+    after the restart); the new planner starts from the measured soles — or, when the MPC was
+    away, the running planner notices the robot stopped following and starts again from there —
+    and the robot walks on. Estimator in the loop, MEMS sensors, kill times across a step."""
+    from sim_bridge.bridge import BridgeConfig
+    from state_estimator_node.estimator import StateEstimator
+    from gait_planner_node.anchor import SolePose, planner_standing_on
+    from mpc_node.planning import ComPlanner
+    sim = LockstepSimulation("biped", config=BridgeConfig.with_mems_sensors(robot="biped"))
+    estimator = StateEstimator(sim.robot)
+    messages = []
+    controller = WalkingController(sim.robot, load_style("neutral"), estimator.update, log=messages.append)
+    sim.controller = controller
+    replan, latest_q, dead = controller._replan, {}, {"now": False}
+
+    def outage_replan(now, q, v):
+        latest_q["q"] = q
+        if not (dies == "planner" and dead["now"]):
+            replan(now, q, v)
+    controller._replan = outage_replan
+    controller.set_command([0.2, 0.0, 0.0])
+    for _ in range(int(3.21 / 0.002)):
+        sim.step()
+    dead["now"] = True
+    if dies == "mpc":
+        controller.com_planner.update = lambda *args: None
+    yaw_before = yaw_of(sim.backend.ground_truth().orientation_wxyz)
+    low = min(sim.step().ground_truth.position_m[2] for _ in range(int(1.2 / 0.002)))
+    dead["now"] = False
+    held = sim.backend.ground_truth()
+    assert np.hypot(*held.linear_velocity_world_m_s[:2]) < 0.05, "not standing still after the outage"
+    assert abs(yaw_of(held.orientation_wxyz) - yaw_before) < 0.05, "twisted on its feet"
+    if dies == "planner":
+        soles = {side: SolePose(*pose) for side, pose in sim.robot.sole_poses(latest_q["q"]).items()}
+        controller.planner = planner_standing_on(soles, controller.planner.style, controller.planner.config,
+                                                 controller.planner.command)
+        controller._planner_time_s = None
+    else:
+        controller.com_planner = ComPlanner(sim.robot, log=controller._log)
+    x0 = held.position_m[0]
+    low = min(run_standing(sim, 3.0), low)
+    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+    assert sim.backend.ground_truth().position_m[0] - x0 > 0.4  # 0.2 m/s for 3 s, less the ramp
+    assert any("stopping in the double support" in m for m in messages)
+    assert any("walking on" in m for m in messages), messages
+    if dies == "mpc":
+        assert any("the robot is not where the plan is" in m for m in messages), messages
+    assert not controller.log.fallbacks
+
+
+def yaw_of(quat_wxyz) -> float:
+    w, x, y, z = quat_wxyz
+    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
 
 
 def test_walks_on_the_estimator_with_mems_sensors():

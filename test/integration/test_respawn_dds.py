@@ -1,6 +1,7 @@
 """A controller node dies while the robot walks (SIGKILL: no goodbye): the bridge stays up and damps
-when commands stop, the launch respawns the node, it resumes from where the robot stands, and the
-robot walks on. Lockstep over DDS, the launch file's own respawn settings."""
+when commands stop (WBC, estimator), or the WBC stops in place while the planner or MPC is away;
+the launch respawns the node, it resumes from where the robot stands, and the robot walks on.
+Lockstep over DDS, the launch file's own respawn settings (≈ 1 min)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,7 @@ import pytest
 from biped_common import conversions as conv
 from test_fuzz_dds import Stack
 
-# Slow suite: not yet reliable. In about one run of three the biped does not walk again after the
-# planner's or the MPC's respawn (the WBC's QP keeps failing over to its soft stance; the re-anchored
-# planner's heading was 0.15–0.3 rad off after a 0.13 m straight walk). Issue #14 stays open on it.
-pytestmark = [pytest.mark.dds, pytest.mark.slow]
+pytestmark = pytest.mark.dds
 
 WATCHDOG_S = 0.02      # the bridge's command_timeout_s
 STEP_S = 0.002         # one control period: the mode is reported at the step that sees it, and the
@@ -49,7 +47,9 @@ def test_each_controller_killed_while_walking_respawns_and_the_biped_walks_on(tm
             respawned = stack.spin(lambda: len(re.findall(rf"\[launch\] started {node} ", stack.log())) > before, 30)
             assert respawned, stack.log()[-3000:]
             killed_at = stack.probe.sim_time_s()
-            assert _walks(stack, 0.1), (node, stack.log()[-3000:])
+            # Farther than the WBC walks on its own: with the planner or MPC away it finishes the
+            # step it is in (≤ 0.15 m at 0.2 m/s) before it holds; 0.3 m needs the walk resumed.
+            assert _walks(stack, 0.3), (node, stack.log()[-3000:])
             if node in ("wbc", "state_estimator"):
                 # Without the WBC (or the base state it pairs with every frame) commands stop: the
                 # bridge damps within its watchdog and lockstep holds the robot there — unless the

@@ -35,11 +35,16 @@ from biped_common import conversions as conv
 from biped_common.errors import BipedStackError, ConfigError
 from biped_common.repeat_filter import RepeatFilter  # noqa: F401 (re-exported for the nodes)
 
-__all__ = ["GuardedNode", "LATCHED_QOS", "RefusalLog", "RepeatFilter", "SENSOR_QOS", "declare_config",
+__all__ = ["GuardedNode", "LATCHED_QOS", "PLAN_QOS", "RefusalLog", "RepeatFilter", "SENSOR_QOS", "declare_config",
            "make_executor", "run_node", "running", "spin_forever"]
 
 # Sensor and command streams: reliable (a lockstep bridge waits for each answer), the latest few.
 SENSOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+# Plans (gait reference, CoM plan): kept for a late joiner, which gets the latest at once — a
+# controller respawned while the lockstep simulation holds (its clock stopped, so no planner
+# tick publishes) must not wait for a tick that never comes.
+PLAN_QOS = QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE,
+                      history=HistoryPolicy.KEEP_LAST)
 # State a late joiner needs (the bridge's mode): the last message kept for it.
 LATCHED_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
 

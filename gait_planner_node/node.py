@@ -33,7 +33,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, declare_config, run_node
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
@@ -99,9 +99,9 @@ class GaitPlannerNode(GuardedNode):
         self._last_tick_s: float | None = None
         self._timed_out = True
         self._ticks = 0
-        self._pub_reference = self.create_publisher(MultiDOFJointTrajectory, "gait/reference", 10)
-        self._pub_contacts = self.create_publisher(JointTrajectory, "gait/contacts", 10)
-        self._pub_upper = self.create_publisher(JointTrajectory, "gait/upper_body", 10)
+        self._pub_reference = self.create_publisher(MultiDOFJointTrajectory, "gait/reference", PLAN_QOS)
+        self._pub_contacts = self.create_publisher(JointTrajectory, "gait/contacts", PLAN_QOS)
+        self._pub_upper = self.create_publisher(JointTrajectory, "gait/upper_body", PLAN_QOS)
         self._pub_markers = self.create_publisher(MarkerArray, "gait/markers", 10)
         self.subscribe(Twist, "cmd_vel", self._on_cmd_vel, 10, max_age_s=None)  # Twist has no stamp
         self.create_service(Trigger, "~/reload_style", self._on_reload)

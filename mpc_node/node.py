@@ -17,7 +17,7 @@ from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.stamp_pairing import StampedParts
 from mpc_node.planning import ComPlanner
 
@@ -46,11 +46,11 @@ class MpcNode(GuardedNode):
         self._base: Odometry | None = None
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
-        self._pub = self.create_publisher(MultiDOFJointTrajectory, "mpc/com_plan", 10)
+        self._pub = self.create_publisher(MultiDOFJointTrajectory, "mpc/com_plan", PLAN_QOS)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on("reference", m), 10,
+        self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on("reference", m), PLAN_QOS,
                        check=conv.check_gait_reference)
-        self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on("contacts", m), 10,
+        self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on("contacts", m), PLAN_QOS,
                        check=conv.check_gait_contacts)
         self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
                        check=conv.joint_state_check(self.robot))

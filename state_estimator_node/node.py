@@ -21,7 +21,7 @@ from sensor_msgs.msg import Imu, JointState
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.rotations import quat_to_matrix, quats_yaw
 from biped_common.stamp_pairing import StampedParts
 from state_estimator_node.estimator import SIDES, StateEstimator
@@ -56,7 +56,7 @@ class StateEstimatorNode(GuardedNode):
         self._started_wall_s = time.monotonic()
         self._reference_body = None
         self._anchor_subscription = self.subscribe(
-            MultiDOFJointTrajectory, "gait/reference", self._on_reference, 10, check=conv.check_gait_reference)
+            MultiDOFJointTrajectory, "gait/reference", self._on_reference, PLAN_QOS, check=conv.check_gait_reference)
         self._warn = RepeatFilter(self.get_logger().warning)
         self._frames = StampedParts(PARTS)
         self._last_good = None

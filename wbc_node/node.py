@@ -6,7 +6,10 @@ also ``/ground_truth/odom`` — by stamp (the bridge publishes all of them for e
 the controller on each complete frame and publishes the command stamped with that frame's stamp
 (the lockstep handshake). ``mode``: ``stand`` runs the stand controller; ``walk`` the walking
 whole-body controller (:class:`wbc_node.walking.WalkingWbc`), which stands until the first
-reference and CoM plan arrive. Its solve times go to ``/diagnostics`` every second.
+reference and CoM plan arrive (or, when it starts under a moving robot, does not answer until
+then). With the estimator as state source it does not answer a frame whose latest base state is
+more than ``MAX_BASE_STATE_AGE_S`` older (the estimator stopped): the bridge's watchdog damps.
+Its solve times go to ``/diagnostics`` every second.
 """
 
 from __future__ import annotations
@@ -23,11 +26,12 @@ from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.stamp_pairing import StampedParts
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
 
+MAX_BASE_STATE_AGE_S = 0.05  # [s] of sim time: 25 control periods (an estimator lagging under load passes)
 
 
 @dataclass(frozen=True)
@@ -71,13 +75,13 @@ class WbcNode(GuardedNode):
         if self.walking:
             self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
                            check=conv.odometry_check(self.robot))
-            self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), 10,
+            self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), PLAN_QOS,
                            check=conv.check_gait_reference)
-            self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), 10,
+            self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), PLAN_QOS,
                            check=conv.check_gait_contacts)
-            self.subscribe(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), 10,
+            self.subscribe(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), PLAN_QOS,
                            check=conv.upper_body_check(self.robot))
-            self.subscribe(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, 10, check=conv.check_com_plan)
+            self.subscribe(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, PLAN_QOS, check=conv.check_com_plan)
             # A reach trajectory may start in the future and last long: no stamp window.
             self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10,
                            check=conv.upper_body_check(self.robot), max_age_s=None)
@@ -140,6 +144,8 @@ class WbcNode(GuardedNode):
         started = time.perf_counter()
         command = self._walk(frame, odom)
         self._solve_s.append(time.perf_counter() - started)
+        if command is None:
+            return  # no answer: the bridge's watchdog damps (and in lockstep holds) — logged in _walk
         self._pub.publish(conv.joint_command_message(command))
         if time.monotonic() - self._last_report >= 1.0:
             self._last_report = time.monotonic()
@@ -149,6 +155,13 @@ class WbcNode(GuardedNode):
         if odom is None:
             self._warn("no base state yet: standing")
             return self.stand.command(frame)
+        base_age_s = frame.stamp_s - conv.stamp_to_seconds(odom.header.stamp)
+        if base_age_s > MAX_BASE_STATE_AGE_S:
+            # The estimator stopped (died, respawning): walking on a frozen base state steers the
+            # robot blind. No answer: the bridge damps, and in lockstep holds, until it returns.
+            self._warn(f"base state {base_age_s * 1e3:.0f} ms older than the sensor frame: not answering "
+                       f"until /{conv.STATE_TOPICS[self.config.state_source]} resumes", key="stale base state")
+            return None
         try:
             base = conv.base_state_from_odometry(odom)
             q, v = self.robot.state_from(base, frame.joint_names, frame.position_rad, frame.velocity_rad_s)

@@ -30,6 +30,7 @@ from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
 FINITE_DIFFERENCE_S = 0.004
 MAX_REFERENCE_AGE_S = 0.25   # a gait reference older than this is stale (the planner stopped)
 MAX_PLAN_AGE_S = 0.5         # a CoM plan older than this is stale (the MPC stopped or keeps failing)
+STAND_START_MAX_SPEED_M_S = 0.05  # faster than this, a WBC without inputs does not answer (see command)
 
 
 class WalkingWbc:
@@ -94,14 +95,24 @@ class WalkingWbc:
     def ready(self) -> bool:
         return self._arrays is not None and self.plan is not None
 
-    def command(self, frame: SensorFrame, q: np.ndarray, v: np.ndarray) -> JointCommand:
-        """The command answering ``frame`` for Pinocchio state (q, v)."""
+    def command(self, frame: SensorFrame, q: np.ndarray, v: np.ndarray) -> JointCommand | None:
+        """The command answering ``frame`` for Pinocchio state (q, v); None (no answer: the
+        bridge's watchdog damps) while there are no inputs yet and the robot is moving."""
         now = frame.stamp_s
         self.last_output = None
         if not self.ready:
             self.fallback_reason = "no gait reference or CoM plan yet"
-            self._log(f"WBC: {self.fallback_reason} (reference {'in' if self._arrays is not None else 'missing'}, "
-                      f"plan {'in' if self.plan is not None else 'missing'}): stand controller")
+            inputs = (f"reference {'in' if self._arrays is not None else 'missing'}, "
+                      f"plan {'in' if self.plan is not None else 'missing'}")
+            speed = float(np.hypot(v[0], v[1]))  # base axes; its norm is the world's horizontal speed near upright
+            if speed > STAND_START_MAX_SPEED_M_S:
+                # A WBC that (re)starts under a walking robot: the joint-space stand controller
+                # would pull its feet together mid-stride. No answer: the bridge damps (and in
+                # lockstep holds) until the reference and plan arrive and walking resumes.
+                self._log(f"WBC: {self.fallback_reason} ({inputs}) and the robot moves at {speed:.2f} m/s: "
+                          f"not answering until they arrive")
+                return None
+            self._log(f"WBC: {self.fallback_reason} ({inputs}): stand controller")
             return self.stand.command(frame)
         offset = now - self._arrays_stamp_s
         fresh = offset <= MAX_REFERENCE_AGE_S and now - self.plan.start_s <= MAX_PLAN_AGE_S

@@ -16,6 +16,7 @@ import re
 
 import numpy as np
 import pytest
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from geometry_msgs.msg import Twist
 from rcl_interfaces.srv import GetParameters, ListParameters, SetParameters
 from rclpy.parameter import Parameter, parameter_value_to_python
@@ -109,6 +110,14 @@ def test_refusal_lines_are_parsed():
     assert refusals(line + "\n" + tail) == {("wbc", "/imu"): 17}
 
 
+def qos_for(topic: str):
+    """The fuzzer's publisher QoS: the plans are latched (their subscribers ask for transient-local
+    durability, which a volatile publisher does not offer); everything else keeps the last 1000."""
+    if topic.startswith(("/gait/", "/mpc/")):
+        return QoSProfile(depth=1000, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
+    return 1000
+
+
 def test_fuzzed_topics_are_refused_and_the_biped_walks_on(tmp_path, ros_domain_id):
     stack = Stack(tmp_path, ros_domain_id, "biped")
     try:
@@ -118,7 +127,7 @@ def test_fuzzed_topics_are_refused_and_the_biped_walks_on(tmp_path, ros_domain_i
         started_s = stack.probe.sim_time_s()
         fuzzer = Fuzzer(stack.robot, seed=1)
         topics = fuzzer.topics()
-        publishers = {topic: stack.probe.node.create_publisher(msg_type, topic, 1000)
+        publishers = {topic: stack.probe.node.create_publisher(msg_type, topic, qos_for(topic))
                       for topic, (msg_type, _) in topics.items()}
         for _ in range(MESSAGES_PER_TOPIC):
             now = stack.probe.sim_time_s()

@@ -37,11 +37,12 @@ import pinocchio as pin
 
 from biped_common.config import bounded
 from biped_common.robot_model import FootGeometry, RobotModel
-from biped_common.rotations import quats_yaw, rpy_to_matrix
+from biped_common.rotations import quat_normalize, quats_yaw, rpy_to_matrix
 from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.attitude import GRAVITY_M_S2, AttitudeEkf, AttitudeNoise
 
 SIDES = ("left", "right")
+INITIAL_ATTITUDE_GIVEN_STD_RAD = 0.05  # a given starting orientation is trusted this much (1σ)
 
 
 @dataclass(frozen=True)
@@ -81,14 +82,23 @@ class StateEstimator:
 
     def __init__(self, robot: RobotModel, config: EstimatorConfig | None = None,
                  attitude_noise: AttitudeNoise | None = None, initial_yaw_rad: float = 0.0,
-                 initial_xy_m=(0.0, 0.0)):
+                 initial_xy_m=(0.0, 0.0), initial_quat_wxyz: np.ndarray | None = None):
+        """Starting at ``initial_xy_m`` [m] (world), heading ``initial_yaw_rad``, roll and pitch
+        from the first accelerometer reading — or, given ``initial_quat_wxyz`` (base orientation in
+        the world, e.g. the gait planner's pelvis for an estimator that restarts under a walking
+        robot), that whole orientation: mid-walk the accelerometer is not gravity (a biped's
+        lateral sway read as 0.19 rad of roll, and it fell)."""
         self.robot = robot
         self.config = config or EstimatorConfig.default()
         self.model = robot.pin_model
         self.data = self.model.createData()
         self.sole_frames = {s: self.model.getFrameId(robot.description.feet[s].sole_site) for s in SIDES}
         self.weight_n = robot.mass_kg * GRAVITY_M_S2
-        self.attitude = AttitudeEkf(attitude_noise, quat_wxyz=_yaw_quat(initial_yaw_rad), attitude_std_rad=0.4,
+        self._attitude_given = initial_quat_wxyz is not None
+        start = quat_normalize(np.asarray(initial_quat_wxyz, dtype=float)) if self._attitude_given \
+            else _yaw_quat(initial_yaw_rad)
+        self.attitude = AttitudeEkf(attitude_noise, quat_wxyz=start,
+                                    attitude_std_rad=INITIAL_ATTITUDE_GIVEN_STD_RAD if self._attitude_given else 0.4,
                                     bias_std_rad_s=0.002)
         self._initial_xy = np.asarray(initial_xy_m, dtype=float)
         self.position = None          # set from kinematics at the first frame
@@ -167,6 +177,9 @@ class StateEstimator:
 
     # -- steps ---------------------------------------------------------------------------------
     def _initialize(self, accel: np.ndarray, q_joints: np.ndarray) -> None:
+        if self._attitude_given:
+            self._place_on_the_ground(q_joints)
+            return
         f = np.asarray(accel, dtype=float)
         roll, pitch = np.arctan2(f[1], f[2]), np.arctan2(-f[0], np.hypot(f[1], f[2]))
         if abs(np.linalg.norm(f) - GRAVITY_M_S2) > 0.1 * GRAVITY_M_S2:
@@ -175,6 +188,10 @@ class StateEstimator:
             roll = pitch = 0.0
         yaw = float(quats_yaw(self.attitude.quat_wxyz))
         self.attitude.rotation = rpy_to_matrix(roll, pitch, yaw)
+        self._place_on_the_ground(q_joints)
+
+    def _place_on_the_ground(self, q_joints: np.ndarray) -> None:
+        """Base height such that the lowest sole is on the ground (z = 0), at the initial x, y."""
         relative = self._relative_feet(q_joints, np.zeros(self.robot.n_joints))
         rotation = self.attitude.rotation
         lowest = min((rotation @ relative[s][0])[2] for s in SIDES)

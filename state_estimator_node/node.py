@@ -73,20 +73,23 @@ class StateEstimatorNode(GuardedNode):
     def _on_reference(self, msg: MultiDOFJointTrajectory) -> None:
         pelvis = msg.points[0].transforms[0]
         r = pelvis.rotation
-        self._reference_body = (pelvis.translation.x, pelvis.translation.y,
-                                float(quats_yaw(np.array([r.w, r.x, r.y, r.z]))))
+        self._reference_body = (pelvis.translation.x, pelvis.translation.y, np.array([r.w, r.x, r.y, r.z]))
 
     def _start_estimator(self, frame_stamp_s: float) -> bool:
+        quat = None
         if frame_stamp_s < FRESH_START_S and self._reference_body is None:
-            x, y, yaw = 0.0, 0.0, 0.0  # a simulation that has just started: the robot is at the origin
+            x, y = 0.0, 0.0  # a simulation that has just started: the robot is at the origin
         elif self._reference_body is not None:
-            x, y, yaw = self._reference_body
-            self.get_logger().info(f"estimating from the gait planner's body pose ({x:.3f}, {y:.3f}) m, yaw {yaw:.3f} rad")
+            # A robot that may be walking: its planned pelvis pose, orientation included (the
+            # accelerometer mid-stride is not gravity).
+            x, y, quat = self._reference_body
+            self.get_logger().info(f"estimating from the gait planner's pelvis pose ({x:.3f}, {y:.3f}) m, "
+                                   f"yaw {float(quats_yaw(quat)):.3f} rad")
         elif time.monotonic() - self._started_wall_s >= self.config.anchor_timeout_s:
-            x, y, yaw = 0.0, 0.0, 0.0
+            x, y = 0.0, 0.0
         else:
             return False
-        self.estimator = StateEstimator(self.robot, initial_yaw_rad=yaw, initial_xy_m=(x, y))
+        self.estimator = StateEstimator(self.robot, initial_xy_m=(x, y), initial_quat_wxyz=quat)
         self.destroy_subscription(self._anchor_subscription)
         return True
 

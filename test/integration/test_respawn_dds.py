@@ -14,11 +14,7 @@ import pytest
 from biped_common import conversions as conv
 from test_fuzz_dds import Stack
 
-# Slow suite: not yet reliable. The planner's and the MPC's respawns pass in every run since the
-# WBC holds in place (and in-process at every kill time tried); the WBC's since plans are latched;
-# but in 1 of the last 3 runs the respawned estimator's estimate diverged (metres) after the WBC's
-# respawn earlier in the same run. Issue #14 stays open on it.
-pytestmark = [pytest.mark.dds, pytest.mark.slow]
+pytestmark = pytest.mark.dds
 
 WATCHDOG_S = 0.02      # the bridge's command_timeout_s
 STEP_S = 0.002         # one control period: the mode is reported at the step that sees it, and the

@@ -18,7 +18,7 @@ import numpy as np
 
 from gait_planner_node.planner import SIDES, GaitPlanner, PlannerConfig, Pose2, Reference
 from gait_planner_node.style import Style
-from biped_common.rotations import wrap_angle
+from biped_common.rotations import quats_yaw, wrap_angle
 
 LEFT_PLAN_POSITION_M = 0.05   # a planned stance foot this far from the measured sole: not following
 # Loose: a stance foot lands up to ≈ 0.17 rad off its planned yaw in normal walking (bouncy,
@@ -64,8 +64,7 @@ def stance_mismatch(reference: Reference, soles: dict[str, SolePose]) -> tuple[s
         if not bool(reference.in_stance[side][0]):
             continue
         planned, measured = reference.foot_position_m[side][0], soles[side]
-        w, x, y, z = reference.foot_quat_wxyz[side][0]
-        planned_yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+        planned_yaw = float(quats_yaw(reference.foot_quat_wxyz[side][0]))
         entry = (side, float(np.hypot(planned[0] - measured.x, planned[1] - measured.y)),
                  abs(wrap_angle(planned_yaw - measured.yaw)))
         if worst is None or entry[1] / LEFT_PLAN_POSITION_M + entry[2] / LEFT_PLAN_YAW_RAD > \

@@ -15,12 +15,12 @@ re-anchored planner starts there; a reference that walked on without the robot d
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from biped_common.com_plan import ComPlan
+from biped_common.rotations import quats_yaw, wrap_angle
 from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.wbc import SIDES, WbcReference
 
@@ -28,11 +28,6 @@ RELEASE_POSITION_M = 0.03  # a fresh reference's feet this close to the held one
 # The held feet are the old plan's; a re-anchored plan starts on the measured soles, which may sit
 # ≈ 0.17 rad off their planned yaw (the planner restarts beyond 0.35 rad: the same bound).
 RELEASE_YAW_RAD = 0.35
-
-
-def _yaw(quat_wxyz: np.ndarray) -> float:
-    w, x, y, z = quat_wxyz
-    return math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
 @dataclass(frozen=True)
@@ -80,7 +75,7 @@ class StanceHold:
             if not bool(sample[f"{side}_in_stance"][0]):
                 return False
             offset = sample[f"{side}_sole_position_m"][0][:2] - self.feet_position_m[side][:2]
-            yaw = _yaw(sample[f"{side}_sole_quat_wxyz"][0]) - _yaw(self.feet_quat_wxyz[side])
-            if np.hypot(*offset) > RELEASE_POSITION_M or abs(math.remainder(yaw, math.tau)) > RELEASE_YAW_RAD:
+            yaw = float(quats_yaw(sample[f"{side}_sole_quat_wxyz"][0]) - quats_yaw(self.feet_quat_wxyz[side]))
+            if np.hypot(*offset) > RELEASE_POSITION_M or abs(wrap_angle(yaw)) > RELEASE_YAW_RAD:
                 return False
         return True

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import wbc_node.wbc
+from biped_common.rotations import quats_yaw
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import Scenario, Segment, load_scenario
 from biped_stack.walk_demo import run_walk
@@ -165,12 +166,12 @@ def test_a_controller_outage_mid_walk_stops_the_robot_in_place_and_it_walks_on(d
     dead["now"] = True
     if dies == "mpc":
         controller.com_planner.update = lambda *args: None
-    yaw_before = yaw_of(sim.backend.ground_truth().orientation_wxyz)
+    yaw_before = quats_yaw(sim.backend.ground_truth().orientation_wxyz)
     low = min(sim.step().ground_truth.position_m[2] for _ in range(int(1.2 / 0.002)))
     dead["now"] = False
     held = sim.backend.ground_truth()
     assert np.hypot(*held.linear_velocity_world_m_s[:2]) < 0.05, "not standing still after the outage"
-    assert abs(yaw_of(held.orientation_wxyz) - yaw_before) < 0.05, "twisted on its feet"
+    assert abs(quats_yaw(held.orientation_wxyz) - yaw_before) < 0.05, "twisted on its feet"
     if dies == "planner":
         soles = {side: SolePose(*pose) for side, pose in sim.robot.sole_poses(latest_q["q"]).items()}
         controller.planner = planner_standing_on(soles, controller.planner.style, controller.planner.config,
@@ -214,11 +215,6 @@ def test_an_estimator_restarted_mid_walk_from_the_planned_pelvis_keeps_the_robot
         assert record.ground_truth.position_m[2] > 0.8 * sim.robot.nominal_pelvis_height_m
     assert worst < 0.06
     assert sim.backend.ground_truth().position_m[0] - x0 > 0.4
-
-
-def yaw_of(quat_wxyz) -> float:
-    w, x, y, z = quat_wxyz
-    return float(np.arctan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)))
 
 
 def test_walks_on_the_estimator_with_mems_sensors():

@@ -1,10 +1,9 @@
 """Starting on a standing robot, and noticing a robot that stopped following the plan."""
 
-import math
-
 import pytest
 
 from biped_common.robot_model import load_robot
+from biped_common.rotations import quats_yaw
 from gait_planner_node.anchor import (CONFIRMATIONS, LEFT_PLAN_POSITION_M, FollowWatch, SolePose,
                                       planner_standing_on, start_between)
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2
@@ -20,8 +19,7 @@ def soles_of(planner: GaitPlanner, dx_m: float = 0.0, dz_m: float = 0.0) -> dict
     out = {}
     for side in ("left", "right"):
         p = ref.foot_position_m[side][0]
-        w, x, y, z = ref.foot_quat_wxyz[side][0]
-        yaw = math.atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z))
+        yaw = float(quats_yaw(ref.foot_quat_wxyz[side][0]))
         shift = side == "left"
         out[side] = SolePose(p[0] + dx_m * shift, p[1], p[2] + dz_m * shift, yaw)
     return out

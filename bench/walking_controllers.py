@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from biped_stack.scenario import Scenario, Segment
-from biped_stack.walk_demo import run_walk
+from biped_stack.walking import run_walk
 
 SCENARIO = Scenario("bench", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("forward", 4.0, (0.3, 0.0, 0.0)),
                               Segment("turn", 3.0, (0.0, 0.0, 0.5))))

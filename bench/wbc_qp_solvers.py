@@ -14,7 +14,7 @@ import numpy as np
 
 import wbc_node.wbc
 from biped_stack.scenario import Scenario, Segment
-from biped_stack.walk_demo import run_walk
+from biped_stack.walking import run_walk
 from wbc_node.qp import SOLVERS, solve_qp
 
 SCENARIO = Scenario("capture", (Segment("stand", 0.5, (0.0, 0.0, 0.0)), Segment("forward", 2.0, (0.3, 0.0, 0.0))))

@@ -24,14 +24,15 @@ import pinocchio as pin
 from biped_common import conversions as conv
 from biped_common.ros_node_tools import SENSOR_QOS
 from biped_common.robot_model import load_robot
-from biped_stack.scenario import FALL_HEIGHT_FRACTION, Scenario, Trace, max_foot_slip_m, segment_metrics
+from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
+                                  max_foot_slip_m, segment_metrics)
 from biped_stack.walking import WalkingLog
 
 COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
 RECORDER_QUEUE_DEPTH = 2000  # frames (4 s at 500 Hz) the recorder may fall behind without losing any
 
 
-def _percentiles(timing: dict | None) -> dict:
+def _node_percentiles(timing: dict | None) -> dict:
     if not timing:
         return {"p50": None, "p99": None}
     return {"p50": timing["p50_ms"], "p99": timing["p99_ms"]}
@@ -167,11 +168,10 @@ class _Recorder:
 
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
                           state_source: str = "estimator"):
-    """Walk ``scenario`` through the launch file; returns a :class:`walk_demo.WalkResult`.
+    """Walk ``scenario`` through the launch file; returns a :class:`biped_stack.scenario.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
-    from biped_stack.walk_demo import WalkResult
     robot = load_robot(robot_name)
     domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain), PYTHONUNBUFFERED="1")
@@ -240,8 +240,8 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
         "segments": segment_metrics(scenario, arrays) if not fell else [],
         "max_foot_slip_m": max_foot_slip_m(arrays),
         "real_time_factor": float(rtf),
-        "wbc_solve_ms": _percentiles(recorder.timing.get("wbc")),
-        "mpc_solve_ms": _percentiles(recorder.timing.get("mpc")),
+        "wbc_solve_ms": _node_percentiles(recorder.timing.get("wbc")),
+        "mpc_solve_ms": _node_percentiles(recorder.timing.get("mpc")),
         "fallbacks": None,
         "min_pelvis_height_m": float(arrays["base_position_m"][:, 2].min()) if len(trace.time_s) else None,
         "nominal_pelvis_height_m": nominal,
@@ -249,7 +249,6 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                  "(diagnostics), torques are the applied joint efforts",
     }
     if state_source == "estimator":
-        from biped_stack.walk_demo import estimator_metrics
         pairs = [(conv.base_state_from_odometry(recorder.estimates[s]), conv.base_state_from_odometry(recorder.odom[s]))
                  for s in sorted(set(recorder.estimates) & set(recorder.odom))
                  if recorder.start_s is not None and s * 1e-9 >= recorder.start_s]

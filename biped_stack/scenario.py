@@ -16,7 +16,7 @@ import numpy as np
 from biped_common.config import as_float, as_mapping, as_str, load_yaml_mapping, reject_unknown_keys, require
 from biped_common.errors import ConfigError
 from biped_common.resources import scenarios_dir
-from biped_common.rotations import quats_yaw
+from biped_common.rotations import matrix_to_rpy, quat_to_matrix, quats_yaw
 
 STEADY_FRACTION = 0.5          # steady state: the second half of each segment
 LOADED_FOOT_N = 20.0           # a stance foot carrying at least this normal force is "loaded"
@@ -161,3 +161,46 @@ def max_foot_slip_m(arrays: dict[str, np.ndarray]) -> float:
                 anchor = position[k]
             worst = max(worst, float(np.linalg.norm(position[k] - anchor)))
     return worst
+
+
+@dataclass
+class WalkResult:
+    """A finished run: metrics (the JSON), the trace and the controller's log."""
+
+    metrics: dict
+    trace: dict
+    log: object
+    scenario: Scenario
+
+
+
+def estimator_metrics(pairs) -> dict:
+    """The estimate against the ground truth over a run ((estimate, truth) BaseState pairs):
+    ``roll_pitch_rms_deg`` (RMS over both angles), ``yaw_drift_deg`` (final |yaw error|),
+    ``velocity_rms_mps`` (RMS of the 3-D linear velocity error), ``position_drift_ratio`` (final
+    horizontal position error / horizontal distance travelled)."""
+    if not pairs:
+        return {}
+    angle_errors, velocity_errors = [], []
+    for estimate, truth in pairs:
+        relative = quat_to_matrix(truth.orientation_wxyz).T @ quat_to_matrix(estimate.orientation_wxyz)
+        angle_errors.append(matrix_to_rpy(relative))
+        velocity_errors.append(np.linalg.norm(estimate.linear_velocity_world_m_s - truth.linear_velocity_world_m_s))
+    angles = np.degrees(np.array(angle_errors))
+    path = np.array([truth.position_m[:2] for _, truth in pairs])
+    distance = float(np.sum(np.linalg.norm(np.diff(path, axis=0), axis=1)))
+    final_estimate, final_truth = pairs[-1]
+    drift = float(np.linalg.norm(final_estimate.position_m[:2] - final_truth.position_m[:2]))
+    return {"roll_pitch_rms_deg": float(np.sqrt(np.mean(angles[:, :2] ** 2))),
+            "yaw_drift_deg": float(abs(angles[-1, 2])),
+            "velocity_rms_mps": float(np.sqrt(np.mean(np.square(velocity_errors)))),
+            "position_drift_ratio": drift / distance if distance > 0 else None,
+            "distance_travelled_m": distance}
+
+
+def timing_percentiles_ms(samples_s) -> dict:
+    """Median and 99th percentile [ms] of durations [s]; ``None`` for both when there are none."""
+    if not samples_s:
+        return {"p50": None, "p99": None}
+    ms = np.asarray(samples_s) * 1e3
+    return {"p50": float(np.median(ms)), "p99": float(np.percentile(ms, 99))}

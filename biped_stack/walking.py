@@ -3,28 +3,39 @@
 The same cores the nodes wrap (:class:`GaitPlanner`, :class:`mpc_node.planning.ComPlanner`,
 :class:`wbc_node.walking.WalkingWbc`), at the same rates: planner and MPC every
 ``planner_period_s`` (125 Hz), WBC at every control tick (500 Hz). The base state comes from a
-``state_source`` callable (the simulator's ground truth for now). Messages from the cores go to
-``log`` with the sim time, each distinct one at most once per second of sim time.
+``state_source`` callable: the simulator's ground truth, or :class:`EstimatorInTheLoop` (the state
+estimator fed every sensor frame, as its node is over DDS). Messages from the cores go to ``log``
+with the sim time, each distinct one at most once per second of sim time. :func:`run_walk` walks a
+scenario with all of it in MuJoCo, in lockstep, and returns the metrics and traces.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Callable
 
+import mujoco
 import numpy as np
 
 from biped_common.repeat_filter import RepeatFilter
 from biped_common.robot_model import RobotModel
+from biped_common.rotations import quat_to_matrix
 from biped_common.state import BaseState, JointCommand, SensorFrame
+from biped_stack.lockstep import LockstepSimulation
+from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
+                                  max_foot_slip_m, segment_metrics, timing_percentiles_ms)
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, reference_arrays
-from gait_planner_node.style import Style
+from gait_planner_node.style import Style, load_style
 from mpc_node.planning import ComPlanner
+from sim_bridge.bridge import BridgeConfig
+from state_estimator_node.estimator import StateEstimator
 from wbc_node.walking import WalkingWbc
 
 FOLLOW_CHECK_EVERY_REPLANS = 5  # 25 Hz at 125 Hz, as the planner node's follow_check_hz
+STATE_SOURCES = ("ground_truth", "estimator")
 
 
 @dataclass
@@ -41,6 +52,27 @@ class WalkingLog:
     torques: list = field(default_factory=list)      # (t, τ...)
     fallbacks: list = field(default_factory=list)    # (t, reason)
     stance: list = field(default_factory=list)       # (t, left, right)
+
+
+class EstimatorInTheLoop:
+    """Base state from the state estimator, updated with every sensor frame (what the estimator
+    node does over DDS). With ``ground_truth`` given, keeps (estimate, truth) pairs for
+    :func:`biped_stack.scenario.estimator_metrics`; the estimator's warnings go to ``log``."""
+
+    def __init__(self, robot: RobotModel, ground_truth: Callable[[], BaseState] | None = None,
+                 log: Callable[[str], None] = print):
+        self.estimator = StateEstimator(robot)
+        self.pairs: list[tuple[BaseState, BaseState]] = []
+        self._ground_truth = ground_truth
+        self._log = log
+
+    def __call__(self, frame: SensorFrame) -> BaseState | None:
+        estimate = self.estimator.update(frame)
+        for warning in self.estimator.status.warnings:
+            self._log(f"  estimator: {warning}")
+        if estimate is not None and self._ground_truth is not None:
+            self.pairs.append((estimate, self._ground_truth()))
+        return estimate
 
 
 class WalkingController:
@@ -122,3 +154,90 @@ class WalkingController:
         log.stance.append((now, ref.feet["left"].in_stance, ref.feet["right"].in_stance))
         if out.ok:
             log.torques.append((now, *out.torque_nm))
+
+
+def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_path: Path | None = None,
+             stop_on_fall: bool = True, state_source: str = "estimator", sensors: str | None = None) -> WalkResult:
+    """Walk ``scenario`` in-process (lockstep); progress lines every 5 s of sim time; returns
+    metrics and traces. ``state_source``: ``ground_truth`` or ``estimator``; ``sensors``:
+    ``ideal`` or ``mems`` (:data:`sim_bridge.bridge.MEMS_SENSORS`; the default with the
+    estimator)."""
+    if state_source not in STATE_SOURCES:
+        raise ValueError(f"state_source must be one of {STATE_SOURCES}, got {state_source!r}")
+    sensors = sensors or ("mems" if state_source == "estimator" else "ideal")
+    config = BridgeConfig.with_mems_sensors(robot=robot) if sensors == "mems" else BridgeConfig(robot=robot)
+    sim = LockstepSimulation(robot, config=config)
+    if state_source == "estimator":
+        base_state = EstimatorInTheLoop(sim.robot, ground_truth=sim.backend.ground_truth, log=progress)
+    else:
+        def base_state(frame: SensorFrame) -> BaseState:
+            return sim.backend.ground_truth()
+    controller = WalkingController(sim.robot, load_style(style), base_state, log=progress)
+    sim.controller = controller
+    model, data = sim.backend.model, sim.backend.data
+    sole_sites = {side: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f.sole_site)
+                  for side, f in sim.robot.description.feet.items()}
+    nominal = sim.robot.nominal_pelvis_height_m
+    trace = Trace.empty()
+    renderer = _video(model, data, video_path) if video_path else None
+    steps = int(round(scenario.duration_s / sim.config.control_period_s))
+    fell, fall_reason = False, ""
+    started = time.perf_counter()
+    next_report = 5.0
+    for k in range(steps):
+        t = k * sim.config.control_period_s
+        controller.set_command(scenario.command_at(t))
+        record = sim.step()
+        gt = record.ground_truth
+        trace.time_s.append(record.stamp_s)
+        trace.base_position_m.append(gt.position_m)
+        trace.base_quat_wxyz.append(gt.orientation_wxyz)
+        trace.base_velocity_world_m_s.append(gt.linear_velocity_world_m_s)
+        trace.base_yaw_rate_rad_s.append(float((quat_to_matrix(gt.orientation_wxyz) @ gt.angular_velocity_base_rad_s)[2]))
+        stance = controller.log.stance[-1]
+        for i, side in enumerate(("left", "right")):
+            trace.sole_position_m[side].append(data.site_xpos[sole_sites[side]].copy())
+            wrench = record.frame.foot_wrenches.get(side)
+            trace.foot_normal_force_n[side].append(float(wrench.force_n[2]) if wrench is not None else 0.0)
+            trace.planned_stance[side].append(bool(stance[1 + i]))
+        if renderer:
+            renderer.maybe_capture(record.stamp_s)
+        if gt.position_m[2] < FALL_HEIGHT_FRACTION * nominal:
+            fell, fall_reason = True, f"pelvis at {gt.position_m[2]:.3f} m (< {FALL_HEIGHT_FRACTION:.0%} of nominal) at t = {t:.2f} s"
+        elif k % 10 == 0 and (others := sim.backend.body_contacts_other_than_feet()):
+            fell, fall_reason = True, f"{', '.join(others)} touched the ground at t = {t:.2f} s"
+        if t >= next_report:
+            wall = time.perf_counter() - started
+            progress(f"  t = {t:5.1f} / {scenario.duration_s:.0f} s  pelvis ({gt.position_m[0]:+.2f}, "
+                     f"{gt.position_m[1]:+.2f}, {gt.position_m[2]:.3f}) m  command {scenario.command_at(t)}  "
+                     f"wall {wall:.0f} s")
+            next_report += 5.0
+        if fell and stop_on_fall:
+            progress(f"  FELL: {fall_reason}")
+            break
+    wall_s = time.perf_counter() - started - (renderer.busy_s if renderer else 0.0)
+    if renderer:
+        renderer.close()
+    arrays = trace.arrays()
+    log = controller.log
+    metrics = {
+        "robot": sim.robot.name, "style": style, "scenario": scenario.name, "mode": "in-process lockstep",
+        "state_source": state_source, "sensors": sensors,
+        "fell": fell, "fall_reason": fall_reason,
+        "segments": segment_metrics(scenario, arrays) if not fell else [],
+        "max_foot_slip_m": max_foot_slip_m(arrays),
+        # Sim time over the wall time of the control loop (video rendering excluded).
+        "real_time_factor": float(arrays["time_s"][-1] / wall_s) if len(arrays["time_s"]) else 0.0,
+        "wbc_solve_ms": timing_percentiles_ms(log.wbc_solve_s), "mpc_solve_ms": timing_percentiles_ms(log.mpc_solve_s),
+        "fallbacks": len(log.fallbacks),
+        "min_pelvis_height_m": float(arrays["base_position_m"][:, 2].min()),
+        "nominal_pelvis_height_m": nominal,
+    }
+    if isinstance(base_state, EstimatorInTheLoop):
+        metrics["estimator"] = estimator_metrics(base_state.pairs)
+    return WalkResult(metrics, arrays, log, scenario)
+
+
+def _video(model, data, path: Path):
+    from biped_stack.video import WalkVideo  # imageio and the GL context only when a video is asked for
+    return WalkVideo(model, data, path)

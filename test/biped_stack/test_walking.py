@@ -9,7 +9,7 @@ import wbc_node.wbc
 from biped_common.rotations import quats_yaw
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import Scenario, Segment, load_scenario
-from biped_stack.walk_demo import run_walk
+from biped_stack.walking import run_walk
 from biped_stack.walking import WalkingController
 from gait_planner_node.style import load_style, shipped_styles
 from wbc_node.qp import QpSolution

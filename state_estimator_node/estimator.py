@@ -38,6 +38,7 @@ import pinocchio as pin
 from biped_common.config import bounded
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import quat_normalize, quats_yaw, rpy_to_matrix
+from biped_common.small_math import all_finite, cross3, norm3
 from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.attitude import GRAVITY_M_S2, AttitudeEkf, AttitudeNoise
 
@@ -114,6 +115,10 @@ class StateEstimator:
         # Base acceleration (world) from differentiating the legs' kinematic base velocity.
         self.kinematic_accel = np.zeros(3)
         self._kinematic_velocity: np.ndarray | None = None
+        # Preallocated Pinocchio state of the legs relative to the base (base at the origin).
+        self._q_relative = pin.neutral(self.model)
+        self._v_relative = np.zeros(self.model.nv)
+        self._transition: tuple[float, np.ndarray, np.ndarray] | None = None  # (dt, F, Q) of _predict
 
     # -- public --------------------------------------------------------------------------------
     def update(self, frame: SensorFrame) -> BaseState | None:
@@ -128,13 +133,13 @@ class StateEstimator:
         dt = 0.0 if self._stamp_s is None else frame.stamp_s - self._stamp_s
         self._stamp_s = frame.stamp_s
         gyro, accel = frame.imu.angular_velocity_rad_s, frame.imu.linear_acceleration_m_s2
-        imu_ok = bool(np.all(np.isfinite(gyro)) and np.all(np.isfinite(accel)))
+        imu_ok = all_finite(gyro, accel)
         if not imu_ok:
             warn("non-finite IMU reading: kinematics only this frame")
         try:
             q_joints = self.robot.joint_vector(frame.joint_names, frame.position_rad)
             v_joints = self.robot.joint_vector(frame.joint_names, frame.velocity_rad_s)
-            joints_ok = bool(np.all(np.isfinite(q_joints)) and np.all(np.isfinite(v_joints)))
+            joints_ok = all_finite(q_joints, v_joints)
         except ValueError as error:
             warn(f"joint state rejected: {error}")
             joints_ok = False
@@ -198,26 +203,35 @@ class StateEstimator:
         self.position = np.array([self._initial_xy[0], self._initial_xy[1], -lowest])
 
     def _predict(self, gyro, accel, dt_total: float) -> None:
-        cfg = self.config
         remaining = dt_total
+        accel = np.asarray(accel, dtype=float)
         while remaining > 1e-12:
-            dt = min(remaining, cfg.max_dt_s)
+            dt = min(remaining, self.config.max_dt_s)
             remaining -= dt
             self.attitude.predict(gyro, dt)
-            a_world = self.attitude.rotation @ np.asarray(accel, dtype=float) - np.array([0.0, 0.0, GRAVITY_M_S2])
+            a_world = self.attitude.rotation @ accel - _GRAVITY_WORLD
             self.position = self.position + self.velocity * dt + 0.5 * a_world * dt * dt
             self.velocity = self.velocity + a_world * dt
+            f, q = self._transition_matrices(dt)
+            self.covariance = f @ self.covariance @ f.T + q
+            self.covariance = 0.5 * (self.covariance + self.covariance.T)
+
+    def _transition_matrices(self, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """F and Q of the constant-acceleration model over ``dt`` [s]: p += v dt, with the
+        accelerometer's noise entering as G = (dt²/2 I; dt I); kept for the last dt (frames come
+        at one period, so they are built once)."""
+        if self._transition is None or self._transition[0] != dt:
             f = np.eye(6)
             f[:3, 3:] = np.eye(3) * dt
             g = np.vstack([0.5 * dt * dt * np.eye(3), dt * np.eye(3)])
-            self.covariance = f @ self.covariance @ f.T + g @ g.T * cfg.accel_noise_std_m_s2**2
-            self.covariance = 0.5 * (self.covariance + self.covariance.T)
+            self._transition = (dt, f, g @ g.T * self.config.accel_noise_std_m_s2**2)
+        return self._transition[1], self._transition[2]
 
     def _update_stance(self, frame: SensorFrame) -> None:
         cfg = self.config
         for side in SIDES:
             wrench = frame.foot_wrenches.get(side)
-            if wrench is None or not np.all(np.isfinite(wrench.force_n)):
+            if wrench is None or not all_finite(wrench.force_n):
                 continue
             force = float(wrench.force_n[2])
             was = self.status.stance[side]
@@ -225,15 +239,15 @@ class StateEstimator:
             self.status.stance[side] = now
             if not now:
                 self._anchors.pop(side, None)
-            elif np.all(np.isfinite(wrench.torque_nm)):
+            elif all_finite(wrench.torque_nm):
                 self._cop[side] = centre_of_pressure(wrench.force_n, wrench.torque_nm, self.foot)
 
     def _relative_feet(self, q_joints: np.ndarray, v_joints: np.ndarray) -> dict[str, tuple]:
         """Per foot: sole position r (base axes), sole rotation relative to the base, and the
         sole's linear and angular velocity relative to the base from the joints (base axes)."""
         model, data = self.model, self.data
-        q = np.concatenate([np.zeros(3), [0.0, 0.0, 0.0, 1.0], q_joints])
-        v = np.concatenate([np.zeros(6), v_joints])
+        q, v = self._q_relative, self._v_relative
+        q[7:], v[6:] = q_joints, v_joints
         pin.forwardKinematics(model, data, q, v)
         pin.updateFramePlacements(model, data)
         out = {}
@@ -254,8 +268,8 @@ class StateEstimator:
                 r_sole, rel_rotation, rel_velocity, rel_angular = relative[side]
                 lever = rel_rotation @ self._cop[side]  # sole origin → centre of pressure, base axes
                 r = r_sole + lever
-                v_contact = rel_velocity + np.cross(rel_angular, lever)
-                candidates[side] = (r_sole, rel_rotation, -rotation @ (np.cross(self.angular_velocity, r) + v_contact))
+                v_contact = rel_velocity + cross3(rel_angular, lever)
+                candidates[side] = (r_sole, rel_rotation, -rotation @ (cross3(self.angular_velocity, r) + v_contact))
         rejected = self._slipping(candidates)
         for side in rejected:  # re-anchored once it holds again
             candidates.pop(side)
@@ -263,18 +277,18 @@ class StateEstimator:
         rows, residuals, stds = [], [], []
         for side, (r_sole, rel_rotation, v_meas) in candidates.items():
             anchor, held = self._anchors.get(side, (None, None))
-            if held is None or np.linalg.norm(self._cop[side] - held) > cfg.reanchor_distance_m:
+            if held is None or norm3(self._cop[side] - held) > cfg.reanchor_distance_m:
                 # (Re-)anchor at the centre of pressure. Flat ground at z = 0 (the terrain
                 # assumption): the contact point is on it.
                 held = self._cop[side].copy()
                 anchor = (self.position + rotation @ (r_sole + rel_rotation @ held)) * np.array([1.0, 1.0, 0.0])
                 self._anchors[side] = (anchor, held)
             # Zero-velocity contact and anchored contact observations of (p, v).
-            rows += [_H_VELOCITY, _H_POSITION]
+            rows += [_VELOCITY_ENTRIES, _POSITION_ENTRIES]
             residuals += [v_meas - self.velocity, anchor - rotation @ (r_sole + rel_rotation @ held) - self.position]
             stds += [cfg.velocity_std_m_s] * 3 + [cfg.anchor_std_m] * 3
         if rows:
-            self._update_translation(np.vstack(rows), np.concatenate(residuals), np.asarray(stds))
+            self._update_translation(np.concatenate(rows), np.concatenate(residuals), np.asarray(stds))
         self._update_kinematic_accel([c[2] for c in candidates.values()], dt)
         self.status.used_feet, self.status.rejected_feet = tuple(candidates), tuple(rejected)
 
@@ -298,27 +312,32 @@ class StateEstimator:
         limit = self.config.slip_velocity_m_s
         if len(candidates) == 2:
             (a, ca), (b, cb) = candidates.items()
-            if np.linalg.norm(ca[2] - cb[2]) <= limit:
+            if norm3(ca[2] - cb[2]) <= limit:
                 return []
-            return [a] if np.linalg.norm(ca[2] - self.velocity) > np.linalg.norm(cb[2] - self.velocity) else [b]
+            return [a] if norm3(ca[2] - self.velocity) > norm3(cb[2] - self.velocity) else [b]
         sigma = float(np.sqrt(np.trace(self.covariance[3:, 3:])))
-        return [side for side, c in candidates.items() if np.linalg.norm(c[2] - self.velocity) > max(limit, 3 * sigma)]
+        return [side for side, c in candidates.items() if norm3(c[2] - self.velocity) > max(limit, 3 * sigma)]
 
-    def _update_translation(self, jac: np.ndarray, residual: np.ndarray, std: np.ndarray) -> None:
+    def _update_translation(self, observed: np.ndarray, residual: np.ndarray, std: np.ndarray) -> None:
+        """Kalman update of (p, v) with direct observations of the state entries ``observed``
+        (indices into (p, v); H is the selection matrix, so H P Hᵀ and P Hᵀ are index picks)."""
         p = self.covariance
         noise = np.diag(std**2)
-        s = jac @ p @ jac.T + noise
-        gain = np.linalg.solve(s, jac @ p).T
+        s = p[np.ix_(observed, observed)] + noise
+        gain = np.linalg.solve(s, p[observed]).T
         dx = gain @ residual
         self.position, self.velocity = self.position + dx[:3], self.velocity + dx[3:]
-        a = _I6 - gain @ jac
+        gain_h = np.zeros((6, 6))  # K H: K's columns added into the state entries they observe
+        np.add.at(gain_h.T, observed, gain.T)
+        a = _I6 - gain_h
         self.covariance = a @ p @ a.T + gain @ noise @ gain.T
         self.covariance = 0.5 * (self.covariance + self.covariance.T)
 
 
 _I6 = np.eye(6)
-_H_VELOCITY = np.hstack([np.zeros((3, 3)), np.eye(3)])
-_H_POSITION = np.hstack([np.eye(3), np.zeros((3, 3))])
+_GRAVITY_WORLD = np.array([0.0, 0.0, GRAVITY_M_S2])
+_POSITION_ENTRIES = np.arange(3)     # p in the (p, v) state
+_VELOCITY_ENTRIES = np.arange(3, 6)  # v
 
 
 def centre_of_pressure(force_n, torque_nm, foot: FootGeometry) -> np.ndarray:

@@ -12,6 +12,7 @@ before it is used: a failure is reported, never returned as a solution.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -53,15 +54,22 @@ def _quadprog(h_mat, c, g_mat, h_vec, a_mat, b_vec):
 
 
 def _daqp(h_mat, c, g_mat, h_vec, a_mat, b_vec):
-    import ctypes
-
     import daqp
     a = np.vstack([a_mat, g_mat])
     upper = np.concatenate([b_vec, h_vec])
-    lower = np.concatenate([b_vec, np.full(h_vec.size, -1e30)])
-    sense = np.concatenate([np.full(b_vec.size, 5), np.zeros(h_vec.size)]).astype(ctypes.c_int)
+    no_lower, sense = _daqp_rows(b_vec.size, h_vec.size)
+    lower = np.concatenate([b_vec, no_lower])
     x, _, exitflag, _ = daqp.solve(np.ascontiguousarray(h_mat), c, a, upper, lower, sense)
     return x if exitflag > 0 else None
+
+
+@lru_cache(maxsize=16)
+def _daqp_rows(n_equalities: int, n_inequalities: int) -> tuple[np.ndarray, np.ndarray]:
+    """DAQP's lower bounds of the inequality rows (none) and every row's sense (5: equality,
+    0: inequality), built once per problem size (the WBC solves a few sizes, 500 times a second)."""
+    import ctypes
+    sense = np.concatenate([np.full(n_equalities, 5), np.zeros(n_inequalities)]).astype(ctypes.c_int)
+    return np.full(n_inequalities, -1e30), sense  # (not made read-only: DAQP's binding refuses that)
 
 
 def _proxqp(h_mat, c, g_mat, h_vec, a_mat, b_vec):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 from wbc_node.wbc import SIDES, FootTarget, WbcReference
@@ -28,27 +30,35 @@ class ReferenceTable:
             self._layout.append((key, slice(column, column + flat.shape[1]), value.shape[1:]))
             column += flat.shape[1]
         self._matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
+        self._times_list = self.times_s.tolist()  # bisect on a list: ≈ 20× cheaper than np.searchsorted for 3 times
+        # Every quaternion's 4 columns, to normalize them all in one operation.
+        self._quat_columns = np.array([np.arange(c.start, c.stop) for key, c, _ in self._layout
+                                       if key.endswith("quat_wxyz")], dtype=int).reshape(-1, 4)
 
     def sample(self, times_s: np.ndarray) -> dict[str, np.ndarray]:
         """The arrays linearly interpolated at ``times_s`` (relative to the arrays' own time
         origin; held constant outside it); stance flags from the latest sample at or before each
         time; quaternions normalized after interpolation (the samples are close)."""
         t = np.asarray(times_s, dtype=float)
-        src = self.times_s
-        upper = np.clip(np.searchsorted(src, t, side="right"), 1, max(src.size - 1, 1))
-        lower = upper - 1
-        span = np.maximum(src[upper] - src[lower], 1e-12)
-        w = np.clip((t - src[lower]) / span, 0.0, 1.0)[:, None]
+        src, last = self._times_list, len(self._times_list) - 1
+        lower, upper, weight, flag_index = [], [], [], []
+        for time_s in t.tolist():
+            above = min(max(bisect_right(src, time_s), 1), max(last, 1))
+            span = max(src[above] - src[above - 1], 1e-12)
+            lower.append(above - 1)
+            upper.append(above)
+            weight.append(min(max((time_s - src[above - 1]) / span, 0.0), 1.0))
+            flag_index.append(min(max(bisect_right(src, time_s + 1e-9) - 1, 0), last))
+        w = np.array(weight)[:, None]
         values = (1.0 - w) * self._matrix[lower] + w * self._matrix[upper]
+        if self._quat_columns.size:
+            quats = values[:, self._quat_columns]
+            values[:, self._quat_columns] = quats / np.linalg.norm(quats, axis=-1, keepdims=True)
         out = {"times_s": t}
         for key, columns, shape in self._layout:
-            sampled = values[:, columns]
-            if key.endswith("quat_wxyz"):
-                sampled = sampled / np.linalg.norm(sampled, axis=1, keepdims=True)
-            out[key] = sampled.reshape((t.size,) + shape)
-        index = np.clip(np.searchsorted(src, t + 1e-9, side="right") - 1, 0, src.size - 1)
+            out[key] = values[:, columns].reshape((t.size,) + shape)
         for key, flags in self._flags.items():
-            out[key] = flags[index]
+            out[key] = flags[flag_index]
         return out
 
     def first_double_support_s(self, offset_s: float) -> float | None:

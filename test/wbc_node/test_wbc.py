@@ -88,6 +88,43 @@ def test_cones_unilateral_contact_and_torque_limits_hold(robot, seed):
     np.testing.assert_allclose(generalized[6:] - contact[6:], out.torque_nm, atol=1e-4)
 
 
+def test_binding_torque_limits_are_solved_with_their_rows(robot):
+    """The QP is first solved without its torque-limit rows (they are rarely active); an answer
+    beyond a limit is solved again with them. With limits cut below what the unconstrained answer
+    needs, the torques respect them inside the QP — consistent with the dynamics, not clipped —
+    and the primary solver's answer is used (status "ok")."""
+    wbc = WholeBodyController(robot)
+    q, v = standing_state(robot)
+    v[:] = np.random.default_rng(3).normal(scale=0.3, size=v.size)
+    reference = hold_reference(wbc, q, v, swing="left", offset=np.array([0.05, 0.0, 0.04]))
+    free = wbc.solve(q, v, reference)
+    assert free.status == "ok", free.status
+    binding = np.argsort(-np.abs(free.torque_nm))[:3]
+    wbc.torque_limit_nm = robot.torque_limit_nm.copy()
+    wbc.torque_limit_nm[binding] = 0.7 * np.abs(free.torque_nm[binding])
+    out = wbc.solve(q, v, reference)
+    assert out.status == "ok", out.status
+    assert np.all(np.abs(out.torque_nm) <= wbc.torque_limit_nm + 1e-6)
+    assert np.min(np.abs(np.abs(out.torque_nm[binding]) - wbc.torque_limit_nm[binding])) < 1e-6  # one is active
+    wbc._update(q, v)
+    generalized = wbc.data.M @ out.acceleration + wbc.data.nle
+    contact = np.zeros(wbc.nv)
+    for side, forces in out.contact_forces_n.items():
+        pose, jac, _, _ = wbc._frame(wbc.sole_frames[side])
+        for corner, force in zip(wbc.corners_sole, forces):
+            contact += point_jacobian(pose.rotation, jac, corner).T @ force
+    np.testing.assert_allclose(generalized[6:] - contact[6:], out.torque_nm, atol=1e-4)
+
+
+def test_points_jacobian_stacks_point_jacobians():
+    from biped_common.rotations import rpy_to_matrix
+    from wbc_node.wbc import points_jacobian
+    rng = np.random.default_rng(0)
+    rotation, jac, points = rpy_to_matrix(0.3, -0.2, 1.0), rng.normal(size=(6, 20)), rng.normal(size=(4, 3))
+    out = points_jacobian(rotation, jac, points, np.zeros((12, 20)))
+    np.testing.assert_allclose(out, np.vstack([point_jacobian(rotation, jac, p) for p in points]), atol=1e-14)
+
+
 def finite_difference_jacobian(function, q, model, eps=1e-6):
     columns = []
     for i in range(model.nv):

@@ -1,0 +1,31 @@
+"""Small fixed-size vector math for the 500 Hz paths, without numpy's per-call overhead.
+
+``np.cross`` on two 3-vectors costs ≈ 19 µs on this machine (argument handling); ``np.linalg.norm``
+≈ 3 µs; ``np.all(np.isfinite(x))`` ≈ 4 µs. The estimator and the whole-body controller make dozens
+of such calls a tick. These give the same numbers (to rounding) at a fraction of the cost.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b of two 3-vectors (numpy arrays)."""
+    ax, ay, az = a.tolist()
+    bx, by, bz = b.tolist()
+    return np.array([ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx])
+
+
+def norm3(v: np.ndarray) -> float:
+    """Euclidean norm of a small vector (numpy array)."""
+    return math.sqrt(float(v @ v))
+
+
+def all_finite(*arrays: np.ndarray) -> bool:
+    """Whether every entry of every array is finite: one sum per array (a NaN or ±inf anywhere
+    makes the sum non-finite; sums beyond ±1.8e308 also count as not finite — no robot quantity
+    is that large)."""
+    return all(math.isfinite(float(np.sum(a))) for a in arrays)

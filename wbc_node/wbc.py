@@ -241,7 +241,6 @@ class WholeBodyController:
         self._update(q, v)
         data = self.data
         layout = self._layouts[len(stance)]
-        nf = layout.nf
         cost_h, cost_g = layout.cost_h, layout.cost_g
         cost_h.fill(0.0)
         cost_g.fill(0.0)

@@ -19,7 +19,7 @@ import numpy as np
 import rclpy
 from geometry_msgs.msg import Twist
 from rclpy.executors import SingleThreadedExecutor
-from trajectory_msgs.msg import MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
 
 from biped_common import conversions as conv
 from biped_stack.launcher import executable_command
@@ -42,7 +42,7 @@ def main() -> None:
     executor = SingleThreadedExecutor()
     executor.add_node(node)
     arrivals: list[float] = []
-    node.create_subscription(MultiDOFJointTrajectory, "gait/reference",
+    node.create_subscription(Float64MultiArray, "gait/reference",
                              lambda _: arrivals.append(time.perf_counter()), 50)
     cmd = node.create_publisher(Twist, "cmd_vel", 10)
     try:

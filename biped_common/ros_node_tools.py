@@ -163,6 +163,24 @@ class GuardedNode(Node):
             callback(msg)
         return self.create_subscription(msg_type, topic, checked, qos_profile)
 
+    def subscribe_decoded(self, msg_type, topic: str, decode: Callable, callback: Callable, qos_profile,
+                          max_age_s: float | None = 1.0, max_lead_s: float = 0.5,
+                          stamp_s_of: Callable[[Any], float] = lambda value: value.stamp_s):
+        """Subscribe with ``callback(value)`` for ``value = decode(msg)`` — a decoder that checks
+        as it decodes (ValueError naming the field refuses the message, logged) — for messages
+        without a header (tables): the age window applies to ``stamp_s_of(value)`` [s] as
+        :meth:`subscribe` applies it to ``header.stamp``."""
+        def decoded(msg):
+            value = decode(msg)
+            if max_age_s is not None:
+                now_s = self.get_clock().now().nanoseconds * 1e-9
+                if now_s > 0.0:
+                    error = conv.stamp_age_error(conv.seconds_to_stamp(stamp_s_of(value)), now_s, max_age_s, max_lead_s)
+                    if error is not None:
+                        raise ValueError(error.replace("header.stamp", "stamp (first row's t_s)"))
+            callback(value)
+        return self.create_subscription(msg_type, topic, decoded, qos_profile)
+
 
 def _ros_value(value):
     return list(value) if isinstance(value, tuple) else value

@@ -49,7 +49,7 @@ class _Recorder:
         from rclpy.executors import SingleThreadedExecutor
         from rosgraph_msgs.msg import Clock
         from sensor_msgs.msg import JointState
-        from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+        from std_msgs.msg import Float64MultiArray
 
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
@@ -91,8 +91,8 @@ class _Recorder:
                 WrenchStamped, f"/foot/{side}/wrench",
                 lambda m, s=side: self.wrenches[s].__setitem__(conv.stamp_to_ns(m.header.stamp), m.wrench.force.z),
                 record_qos)
-        self.node.create_subscription(JointTrajectory, "/gait/contacts", self._on_contacts, 50)
-        self.node.create_subscription(MultiDOFJointTrajectory, "/mpc/com_plan", self._on_plan, 50)
+        self.node.create_subscription(Float64MultiArray, "/gait/reference", self._on_reference, 50)
+        self.node.create_subscription(Float64MultiArray, "/mpc/com_plan", self._on_plan, 50)
         self.node.create_subscription(DiagnosticArray, "/diagnostics",
                                       lambda m: self.timing.update(conv.timing_from_status(m)), 50)
         self._twist = conv.twist_from_velocity_command
@@ -109,10 +109,13 @@ class _Recorder:
     def scenario_time_s(self) -> float:
         return self.sim_time_s - self.start_s if self.start_s is not None else -1.0
 
-    def _on_contacts(self, msg) -> None:
-        if msg.points:
-            p = msg.points[0].positions
-            self.contacts.append((conv.stamp_to_seconds(msg.header.stamp), p[0] > 0.5, p[1] > 0.5))
+    def _on_reference(self, msg) -> None:
+        try:
+            reference = conv.gait_reference_from_message(msg, self.robot)
+        except ValueError:
+            return
+        self.contacts.append((reference.stamp_s, bool(reference.in_stance["left"][0]),
+                              bool(reference.in_stance["right"][0])))
 
     def _on_plan(self, msg) -> None:
         try:

@@ -27,7 +27,7 @@ from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
                                   max_foot_slip_m, segment_metrics, timing_percentiles_ms)
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
-from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, reference_arrays
+from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.style import Style, load_style
 from mpc_node.planning import ComPlanner
 from sim_bridge.bridge import BridgeConfig
@@ -115,13 +115,13 @@ class WalkingController:
                 self._log(f"planner: {reason}: planning again from where it stands")
                 self.planner = planner_standing_on(soles, self.planner.style, self.planner.config, self.planner.command)
                 reference = self.planner.reference()
-        arrays = reference_arrays(reference)
+        contract = gait_reference(reference, now_s)
         started = time.perf_counter()
-        plan = self.com_planner.update(now_s, arrays, q, v)
+        plan = self.com_planner.update(now_s, contract, q, v)
         self.log.mpc_tick_s.append(time.perf_counter() - started)
         if self.com_planner.last_result is not None and self.com_planner.last_result.plan is plan:
             self.log.mpc_solve_s.append(self.com_planner.last_result.solve_time_s)
-        self.wbc.set_reference(arrays, now_s, self.planner.config.upper_joint_names)
+        self.wbc.set_reference(contract)
         if plan is not None:
             self.wbc.set_plan(plan)
 

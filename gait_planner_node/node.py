@@ -1,5 +1,6 @@
-"""ROS 2 shell of the gait planner: ``/cmd_vel`` in; the reference preview, contact schedule,
-upper-body trajectory and rviz markers out at ``rate_hz``; style hot-reload.
+"""ROS 2 shell of the gait planner: ``/cmd_vel`` in; the gait reference (``/gait/reference``: the
+preview of pelvis, soles, contacts and upper body, one message) and rviz markers out at
+``rate_hz``; style hot-reload.
 
 The ``style`` parameter names a shipped style or a style file. Changing it (``ros2 param set``)
 or calling ``~/reload_style`` (std_srvs/Trigger, re-reads the file) loads and validates the style;
@@ -27,7 +28,7 @@ from geometry_msgs.msg import Point, Twist
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
-from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
 from visualization_msgs.msg import Marker, MarkerArray
 
 from biped_common import conversions as conv
@@ -35,7 +36,7 @@ from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, declare_config, run_node
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
-from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2
+from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
 from gait_planner_node.style import StyleError, load_style
 
@@ -99,9 +100,7 @@ class GaitPlannerNode(GuardedNode):
         self._last_tick_s: float | None = None
         self._timed_out = True
         self._ticks = 0
-        self._pub_reference = self.create_publisher(MultiDOFJointTrajectory, "gait/reference", PLAN_QOS)
-        self._pub_contacts = self.create_publisher(JointTrajectory, "gait/contacts", PLAN_QOS)
-        self._pub_upper = self.create_publisher(JointTrajectory, "gait/upper_body", PLAN_QOS)
+        self._pub_reference = self.create_publisher(Float64MultiArray, "gait/reference", PLAN_QOS)
         self._pub_markers = self.create_publisher(MarkerArray, "gait/markers", 10)
         self.subscribe(Twist, "cmd_vel", self._on_cmd_vel, 10, max_age_s=None)  # Twist has no stamp
         self.create_service(Trigger, "~/reload_style", self._on_reload)
@@ -198,9 +197,7 @@ class GaitPlannerNode(GuardedNode):
                 self.get_logger().warning(f"{reason}: planning again from where it stands")
                 self._start_planner()
                 return
-        for publisher, msg in zip((self._pub_reference, self._pub_contacts, self._pub_upper),
-                                  conv.gait_reference_messages(now, reference)):
-            publisher.publish(msg)
+        self._pub_reference.publish(conv.gait_reference_message(gait_reference(reference, now)))
         self._ticks += 1
         if self.config.publish_markers and self._ticks % MARKER_EVERY_TICKS == 0:
             self._pub_markers.publish(self._markers(reference))

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import FootGeometry
 from biped_common.rotations import wrap_angle
 from gait_planner_node.sampler import BlendedGait, blend, command_in_range
@@ -529,15 +530,11 @@ def _crossed(old: float, new: float, event: float, wrapped: bool) -> bool:
     return event > old or event <= new
 
 
-def reference_arrays(reference: Reference) -> dict[str, np.ndarray]:
-    """A :class:`Reference` as the arrays :func:`biped_common.conversions.gait_reference_arrays`
-    decodes from the messages (same keys), so in-process and DDS consumers share one code path;
-    plus ``body`` (N, 3) and ``upper_joints_rad`` (N, joints)."""
-    out = {"times_s": reference.times_s, "pelvis_height_m": reference.pelvis_height_m,
-           "pelvis_quat_wxyz": reference.pelvis_quat_wxyz, "body": reference.body,
-           "upper_joints_rad": reference.upper_joints_rad}
-    for side in SIDES:
-        out[f"{side}_sole_position_m"] = reference.foot_position_m[side]
-        out[f"{side}_sole_quat_wxyz"] = reference.foot_quat_wxyz[side]
-        out[f"{side}_in_stance"] = reference.in_stance[side]
-    return out
+def gait_reference(reference: Reference, stamp_s: float) -> GaitReference:
+    """A :class:`Reference` as the contract its consumers read (:class:`GaitReference`), its
+    times relative to ``stamp_s`` [s, sim time]."""
+    return GaitReference(stamp_s=stamp_s, times_s=reference.times_s, body=reference.body,
+                         pelvis_height_m=reference.pelvis_height_m, pelvis_quat_wxyz=reference.pelvis_quat_wxyz,
+                         sole_position_m=reference.foot_position_m, sole_quat_wxyz=reference.foot_quat_wxyz,
+                         in_stance=reference.in_stance, upper_joint_names=reference.upper_joint_names,
+                         upper_joints_rad=reference.upper_joints_rad)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
 
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
-from biped_common.stamp_pairing import StampedParts
+from biped_common.gait_reference import GaitReference
 from mpc_node.planning import ComPlanner
 
 
@@ -41,17 +41,14 @@ class MpcNode(GuardedNode):
         self.robot = load_robot(self.config.robot)
         self._warn = RepeatFilter(self.get_logger().warning)
         self.planner = ComPlanner(self.robot, log=self._warn)
-        self._references = StampedParts(("reference", "contacts"), capacity=8)
         self._joints: JointState | None = None
         self._base: Odometry | None = None
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
-        self._pub = self.create_publisher(MultiDOFJointTrajectory, "mpc/com_plan", PLAN_QOS)
+        self._pub = self.create_publisher(Float64MultiArray, "mpc/com_plan", PLAN_QOS)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on("reference", m), PLAN_QOS,
-                       check=conv.check_gait_reference)
-        self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on("contacts", m), PLAN_QOS,
-                       check=conv.check_gait_contacts)
+        self.subscribe_decoded(Float64MultiArray, "gait/reference", lambda m: conv.gait_reference_from_message(m, self.robot),
+                               self._solve, PLAN_QOS)
         self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
                        check=conv.joint_state_check(self.robot))
         self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
@@ -59,35 +56,27 @@ class MpcNode(GuardedNode):
         self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
                                f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
 
-    def _on(self, part: str, msg) -> None:
-        stamp_ns = conv.stamp_to_ns(msg.header.stamp)
-        parts = self._references.add(part, stamp_ns, msg)
-        if parts is not None:
-            self._solve(stamp_ns, parts["reference"], parts["contacts"])
-
-    def _solve(self, stamp_ns: int, reference: MultiDOFJointTrajectory, contacts: JointTrajectory) -> None:
+    def _solve(self, reference: GaitReference) -> None:
         if self._joints is None or self._base is None:
             self._warn("MPC: waiting for joint states and the base state")
             return
         try:
-            arrays = conv.gait_reference_arrays(reference, contacts)
             base = conv.base_state_from_odometry(self._base)
             q, v = self.robot.state_from(base, self._joints.name, self._joints.position, self._joints.velocity)
         except ValueError as exc:
-            self.refuse("/gait/reference", f"reference, contacts and state do not fit together: {exc}")
+            self.refuse("/gait/reference", f"reference and state do not fit together: {exc}")
             return
         # Plan from the state's instant: over DDS the reference (stamped by the planner's clock)
         # and the state arrive at different times, so the schedule is re-timed to the state.
         state_s = base.stamp_s
-        arrays["times_s"] = arrays["times_s"] - (state_s - stamp_ns * 1e-9)
         started = time.perf_counter()
-        plan = self.planner.update(state_s, arrays, q, v)
+        plan = self.planner.update(state_s, reference, q, v)
         self._solve_s.append(time.perf_counter() - started)
         if plan is not None:
             self._pub.publish(conv.com_plan_message(plan))
         if time.monotonic() - self._last_report >= 1.0:
             self._last_report = time.monotonic()
-            self._pub_timing.publish(conv.timing_status_message(stamp_ns * 1e-9, "mpc", self._solve_s[-2000:]))
+            self._pub_timing.publish(conv.timing_status_message(reference.stamp_s, "mpc", self._solve_s[-2000:]))
 
 
 def main() -> int:

@@ -14,6 +14,7 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common.com_plan import ComPlan
+from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import FootGeometry, RobotModel, mujoco_to_pinocchio_q
 from mpc_node.mpc import ComMpc, MpcConfig, MpcResult
 from mpc_node.schedule import support_schedule, velocity_reference
@@ -41,13 +42,16 @@ class ComPlanner:
         pin.centerOfMass(self.robot.pin_model, self._data, q, v)
         return self._data.com[0].copy(), self._data.vcom[0].copy()
 
-    def update(self, now_s: float, arrays: dict[str, np.ndarray], q: np.ndarray, v: np.ndarray) -> ComPlan | None:
-        """Re-plan from the reference ``arrays`` (times relative to ``now_s``) and the state
-        (q, v). Returns the plan to follow (the previous one when this tick could not plan; None
-        before any plan exists)."""
-        if not all(np.all(np.isfinite(np.asarray(a, dtype=float))) for a in arrays.values()):
+    def update(self, now_s: float, reference: GaitReference, q: np.ndarray, v: np.ndarray) -> ComPlan | None:
+        """Re-plan at ``now_s`` [s, sim time] — the instant of the state (q, v) — from the gait
+        ``reference`` (re-timed to ``now_s`` when it was stamped at another instant, as over DDS).
+        Returns the plan to follow (the previous one when this tick could not plan; None before
+        any plan exists)."""
+        if not reference.finite():
             self._log("MPC: non-finite gait reference: continuing the previous plan")
             return self.plan
+        if reference.stamp_s != now_s:
+            reference = reference.retimed(now_s)
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(v))):
             self._log("MPC: non-finite state: continuing the previous plan")
             return self.plan
@@ -55,7 +59,7 @@ class ComPlanner:
         cop = self.plan.cop_at(now_s) if self.plan is not None else com[:2]
         try:
             result = self.mpc.solve(now_s, np.array([com[0], vcom[0], com[1], vcom[1]]), cop,
-                                    support_schedule(arrays), velocity_reference(arrays), arrays["body"])
+                                    support_schedule(reference), velocity_reference(reference), reference.body)
         except ValueError as error:
             self._log(f"MPC: reference rejected ({error}): continuing the previous plan")
             return self.plan

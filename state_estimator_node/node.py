@@ -15,11 +15,12 @@ from nav_msgs.msg import Odometry
 import time
 
 import numpy as np
-from trajectory_msgs.msg import MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
 from sensor_msgs.msg import Imu, JointState
 
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
+from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.rotations import quat_to_matrix, quats_yaw
@@ -55,8 +56,9 @@ class StateEstimatorNode(GuardedNode):
         self.estimator: StateEstimator | None = None
         self._started_wall_s = time.monotonic()
         self._reference_body = None
-        self._anchor_subscription = self.subscribe(
-            MultiDOFJointTrajectory, "gait/reference", self._on_reference, PLAN_QOS, check=conv.check_gait_reference)
+        self._anchor_subscription = self.subscribe_decoded(
+            Float64MultiArray, "gait/reference", lambda m: conv.gait_reference_from_message(m, self.robot),
+            self._on_reference, PLAN_QOS)
         self._warn = RepeatFilter(self.get_logger().warning)
         self._frames = StampedParts(PARTS)
         self._last_good = None
@@ -70,10 +72,9 @@ class StateEstimatorNode(GuardedNode):
                            check=conv.wrench_check(self.robot, side))
         self.get_logger().info(f"state estimator for {self.robot.name}: IMU attitude EKF + leg odometry")
 
-    def _on_reference(self, msg: MultiDOFJointTrajectory) -> None:
-        pelvis = msg.points[0].transforms[0]
-        r = pelvis.rotation
-        self._reference_body = (pelvis.translation.x, pelvis.translation.y, np.array([r.w, r.x, r.y, r.z]))
+    def _on_reference(self, reference: GaitReference) -> None:
+        x, y = reference.body[0, :2]  # the pelvis is on the body path
+        self._reference_body = (float(x), float(y), reference.pelvis_quat_wxyz[0].copy())
 
     def _start_estimator(self, frame_stamp_s: float) -> bool:
         quat = None

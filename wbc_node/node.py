@@ -21,13 +21,13 @@ import numpy as np
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
-from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
-from biped_common.stamp_pairing import StampedParts
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
 
@@ -64,7 +64,6 @@ class WbcNode(GuardedNode):
         self._buffers: dict[str, dict[int, object]] = {"joints": {}, "imu": {}, "odom": {}}
         self._latest_odom: Odometry | None = None
         self._answered_ns = -1
-        self._references = StampedParts(("reference", "contacts", "upper"), capacity=8)
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
@@ -75,13 +74,11 @@ class WbcNode(GuardedNode):
         if self.walking:
             self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
                            check=conv.odometry_check(self.robot))
-            self.subscribe(MultiDOFJointTrajectory, "gait/reference", lambda m: self._on_reference("reference", m), PLAN_QOS,
-                           check=conv.check_gait_reference)
-            self.subscribe(JointTrajectory, "gait/contacts", lambda m: self._on_reference("contacts", m), PLAN_QOS,
-                           check=conv.check_gait_contacts)
-            self.subscribe(JointTrajectory, "gait/upper_body", lambda m: self._on_reference("upper", m), PLAN_QOS,
-                           check=conv.upper_body_check(self.robot))
-            self.subscribe(MultiDOFJointTrajectory, "mpc/com_plan", self._on_plan, PLAN_QOS, check=conv.check_com_plan)
+            self.subscribe_decoded(Float64MultiArray, "gait/reference",
+                                   lambda m: conv.gait_reference_from_message(m, self.robot),
+                                   self.walker.set_reference, PLAN_QOS)
+            self.subscribe_decoded(Float64MultiArray, "mpc/com_plan", conv.com_plan_from_message,
+                                   self.walker.set_plan, PLAN_QOS, stamp_s_of=lambda plan: plan.start_s)
             # A reach trajectory may start in the future and last long: no stamp window.
             self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10,
                            check=conv.upper_body_check(self.robot), max_age_s=None)
@@ -94,25 +91,8 @@ class WbcNode(GuardedNode):
         if self._pair_truth:
             self._on_sensor("odom", msg)
 
-    def _on_reference(self, part: str, msg) -> None:
-        stamp = conv.stamp_to_ns(msg.header.stamp)
-        parts = self._references.add(part, stamp, msg)
-        if parts is None:
-            return
-        try:
-            arrays = conv.gait_reference_arrays(parts["reference"], parts["contacts"])
-            names, upper = conv.upper_body_arrays(parts["upper"], arrays["times_s"])
-        except (ValueError, KeyError) as exc:
-            self.refuse("/gait/reference", f"reference, contacts and upper body do not fit together: {exc}")
-            return
-        arrays["upper_joints_rad"] = upper
-        self.walker.set_reference(arrays, stamp * 1e-9, names)
-
     def _on_arm_trajectory(self, msg: JointTrajectory) -> None:
         self.walker.set_arm_trajectory(conv.timed_joint_trajectory_from_message(msg))
-
-    def _on_plan(self, msg: MultiDOFJointTrajectory) -> None:
-        self.walker.set_plan(conv.com_plan_from_message(msg))
 
     def _on_sensor(self, kind: str, msg) -> None:
         stamp = conv.stamp_to_ns(msg.header.stamp)

@@ -6,25 +6,28 @@ from bisect import bisect_right
 
 import numpy as np
 
+from biped_common.gait_reference import GaitReference
 from wbc_node.wbc import SIDES, FootTarget, WbcReference
 
 
 class ReferenceTable:
-    """Reference arrays prepared for fast sampling: every float array in one (N, columns) matrix,
-    so sampling at a few times is one interpolation (the WBC does it at 500 Hz)."""
+    """A gait reference prepared for fast sampling: every float array in one (N, columns) matrix,
+    so sampling at a few times is one interpolation (the WBC does it at 500 Hz). Samples are
+    dicts keyed ``pelvis_height_m``, ``pelvis_quat_wxyz``, ``<side>_sole_position_m``,
+    ``<side>_sole_quat_wxyz``, ``<side>_in_stance``, ``body``, ``upper_joints_rad``."""
 
-    def __init__(self, arrays: dict[str, np.ndarray]):
-        self.times_s = np.asarray(arrays["times_s"], dtype=float)
+    def __init__(self, reference: GaitReference):
+        self.times_s = reference.times_s
         n = self.times_s.size
-        blocks, self._layout, self._flags = [], [], {}
+        arrays = {"pelvis_height_m": reference.pelvis_height_m, "pelvis_quat_wxyz": reference.pelvis_quat_wxyz,
+                  "body": reference.body, "upper_joints_rad": reference.upper_joints_rad}
+        for side in SIDES:
+            arrays[f"{side}_sole_position_m"] = reference.sole_position_m[side]
+            arrays[f"{side}_sole_quat_wxyz"] = reference.sole_quat_wxyz[side]
+        self._flags = {f"{side}_in_stance": reference.in_stance[side] for side in SIDES}
+        blocks, self._layout = [], []
         column = 0
         for key, value in arrays.items():
-            if key == "times_s":
-                continue
-            value = np.asarray(value)
-            if value.dtype == bool:
-                self._flags[key] = value
-                continue
             flat = value.reshape(n, -1).astype(float)
             blocks.append(flat)
             self._layout.append((key, slice(column, column + flat.shape[1]), value.shape[1:]))

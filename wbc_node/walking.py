@@ -13,12 +13,13 @@ controller — logged.
 
 from __future__ import annotations
 
-import math
+from dataclasses import replace
 from typing import Callable
 
 import numpy as np
 
 from biped_common.com_plan import ComPlan
+from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import RobotModel
 from biped_common.state import JointCommand, SensorFrame
 from biped_common.joint_trajectory import TimedJointTrajectory
@@ -63,30 +64,33 @@ class WalkingWbc:
             raise ValueError(f"not joints of {self.robot.name}: {', '.join(unknown)}")
         self.arm_trajectories[tuple(trajectory.joint_names)] = trajectory
 
-    def set_reference(self, arrays: dict[str, np.ndarray], stamp_s: float, upper_joint_names=()) -> None:
-        """A new gait reference (times relative to ``stamp_s`` [s]); ``upper_joint_names`` name
-        the columns of ``arrays['upper_joints_rad']``. A non-finite reference is refused (logged)
-        and the previous one is kept; unknown joint names raise ValueError."""
-        if not math.isfinite(sum(float(np.sum(a)) for a in arrays.values())):
+    def set_reference(self, reference: GaitReference) -> None:
+        """A new gait reference. A non-finite one is refused (logged) and the previous one is
+        kept; upper-body joints that are not the robot's raise ValueError."""
+        if not reference.finite():
             self._log("WBC: non-finite gait reference: continuing the previous reference")
             return
-        upper_joint_names = tuple(upper_joint_names)
+        unknown = [n for n in reference.upper_joint_names if n not in self.robot.joint_index]
+        if unknown:
+            raise ValueError(f"gait reference: not joints of {self.robot.name}: {', '.join(unknown)}")
+        upper_index = np.array([self.robot.joint_index[n] for n in reference.upper_joint_names], dtype=int)
         if self.arm_trajectories:
-            arrays = self._with_arm_trajectories(arrays, stamp_s, upper_joint_names)
-        self._upper_index = np.array([self.robot.joint_index[n] for n in upper_joint_names], dtype=int)
-        self._arrays, self._arrays_stamp_s = ReferenceTable(arrays), stamp_s
+            reference = self._with_arm_trajectories(reference)
+        self._upper_index = upper_index
+        self._arrays, self._arrays_stamp_s = ReferenceTable(reference), reference.stamp_s
 
-    def _with_arm_trajectories(self, arrays, stamp_s: float, upper_joint_names) -> dict:
+    def _with_arm_trajectories(self, reference: GaitReference) -> GaitReference:
         """The reference with the arm trajectories' joints over its times (the upper-body columns
         they name; joints that are not upper-body columns are ignored)."""
-        upper = np.array(arrays["upper_joints_rad"], dtype=float)
-        times = stamp_s + np.asarray(arrays["times_s"], dtype=float)
+        upper = np.array(reference.upper_joints_rad, dtype=float)
+        names = reference.upper_joint_names
+        times = reference.stamp_s + reference.times_s
         for trajectory in self.arm_trajectories.values():
             targets = trajectory.at(times)
             for j, name in enumerate(trajectory.joint_names):
-                if name in upper_joint_names:
-                    upper[:, upper_joint_names.index(name)] = targets[:, j]
-        return {**arrays, "upper_joints_rad": upper}
+                if name in names:
+                    upper[:, names.index(name)] = targets[:, j]
+        return replace(reference, upper_joints_rad=upper)
 
     def set_plan(self, plan: ComPlan) -> None:
         self.plan = plan

@@ -5,6 +5,7 @@ import pytest
 
 from biped_common import conversions as conv
 from biped_common.errors import CommandError
+from biped_common.robot_model import load_robot
 from biped_common.rotations import quat_normalize
 from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
 
@@ -92,7 +93,6 @@ def test_push_encoding():
 
 
 def test_gait_reference_round_trip_and_cmd_vel():
-    from biped_common.robot_model import load_robot
     from gait_planner_node.planner import GaitPlanner, PlannerConfig
     from gait_planner_node.style import load_style
     planner = GaitPlanner(load_style("neutral"), PlannerConfig.for_robot(load_robot("humanoid")))
@@ -100,19 +100,53 @@ def test_gait_reference_round_trip_and_cmd_vel():
     for _ in range(50):
         planner.step(0.008)
     ref = planner.reference()
-    poses, contacts, upper = conv.gait_reference_messages(3.0, ref)
-    arrays = conv.gait_reference_arrays(poses, contacts)
-    np.testing.assert_allclose(arrays["times_s"], ref.times_s, atol=1e-9)
-    np.testing.assert_allclose(arrays["right_sole_position_m"], ref.foot_position_m["right"])
-    np.testing.assert_allclose(arrays["pelvis_quat_wxyz"], ref.pelvis_quat_wxyz)
-    np.testing.assert_array_equal(arrays["left_in_stance"], ref.in_stance["left"])
-    assert list(upper.joint_names) == list(ref.upper_joint_names) and len(upper.points) == len(ref.times_s)
+    from gait_planner_node.planner import gait_reference
+    robot = load_robot("humanoid")
+    sent = gait_reference(ref, 3.0)
+    back = conv.gait_reference_from_message(conv.gait_reference_message(sent), robot)
+    assert back.stamp_s == pytest.approx(3.0, abs=1e-12)
+    np.testing.assert_allclose(back.times_s, ref.times_s, atol=1e-12)
+    np.testing.assert_allclose(back.sole_position_m["right"], ref.foot_position_m["right"])
+    np.testing.assert_allclose(back.pelvis_quat_wxyz, ref.pelvis_quat_wxyz, atol=1e-15)
+    np.testing.assert_allclose(back.body, ref.body)
+    np.testing.assert_array_equal(back.in_stance["left"], ref.in_stance["left"])
+    assert back.upper_joint_names == ref.upper_joint_names
+    np.testing.assert_allclose(back.upper_joints_rad, ref.upper_joints_rad)
     np.testing.assert_allclose(conv.velocity_command_from_twist(conv.twist_from_velocity_command([0.1, -0.2, 0.3])),
                                [0.1, -0.2, 0.3])
-    contacts.joint_names = ["left_foot"]
-    with pytest.raises(ValueError, match="unexpected frames"):
-        conv.gait_reference_arrays(poses, contacts)
 
+
+@pytest.mark.parametrize("corrupt, error", [
+    (lambda m: setattr(m.layout.dim[1], "label", m.layout.dim[1].label.replace("left_stance", "left_contact")),
+     "columns must start with"),
+    (lambda m: setattr(m.layout.dim[1], "label", m.layout.dim[1].label + ",tail"), "do not match"),
+    (lambda m: setattr(m.layout.dim[0], "size", 3), "do not match"),
+    (lambda m: setattr(m, "data", list(m.data)[:1] + [float("nan")] + list(m.data)[2:]), "non-finite"),
+    (lambda m: setattr(m, "data", [-1.0] + list(m.data)[1:]), "t_s must be finite times"),
+])
+def test_a_malformed_gait_reference_is_refused_naming_the_field(corrupt, error):
+    from biped_common.gait_reference import GaitReference
+    robot = load_robot("biped")
+    n = 4
+    reference = GaitReference(1.0, 0.04 * np.arange(n), np.zeros((n, 3)), np.full(n, 0.5), np.tile([1.0, 0, 0, 0], (n, 1)),
+                              {s: np.zeros((n, 3)) for s in ("left", "right")},
+                              {s: np.tile([1.0, 0, 0, 0], (n, 1)) for s in ("left", "right")},
+                              {s: np.ones(n, bool) for s in ("left", "right")})
+    msg = conv.gait_reference_message(reference)
+    conv.gait_reference_from_message(msg, robot)  # valid as built
+    corrupt(msg)
+    with pytest.raises(ValueError, match=error):
+        conv.gait_reference_from_message(msg, robot)
+
+
+def test_gait_reference_shapes_are_checked_at_construction():
+    from biped_common.gait_reference import GaitReference
+    n = 3
+    with pytest.raises(ValueError, match=r"sole_position_m\[right\] must have shape \(3, 3\)"):
+        GaitReference(0.0, np.arange(n) * 0.1, np.zeros((n, 3)), np.zeros(n), np.tile([1.0, 0, 0, 0], (n, 1)),
+                      {"left": np.zeros((n, 3)), "right": np.zeros((n, 2))},
+                      {s: np.tile([1.0, 0, 0, 0], (n, 1)) for s in ("left", "right")},
+                      {s: np.ones(n, bool) for s in ("left", "right")})
 
 
 def test_com_plan_round_trip():
@@ -125,7 +159,8 @@ def test_com_plan_round_trip():
     np.testing.assert_allclose(back.states, plan.states, atol=1e-12)
     np.testing.assert_allclose(back.cop, plan.cop, atol=1e-12)
     msg = conv.com_plan_message(plan)
-    for point in msg.points:
-        point.transforms[0].translation.z = -0.5
+    data = np.frombuffer(msg.data).reshape(n + 1, len(conv.COM_PLAN_COLUMNS)).copy()
+    data[:, 7] = -0.5
+    msg.data = data.ravel().tolist()
     with pytest.raises(ValueError, match=r"CoM height must be in \(0.05, 10\) m"):
         conv.com_plan_from_message(msg)

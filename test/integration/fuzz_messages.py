@@ -13,13 +13,15 @@ import math
 
 import numpy as np
 from builtin_interfaces.msg import Duration
-from geometry_msgs.msg import PoseStamped, Transform, Twist, WrenchStamped
+from geometry_msgs.msg import PoseStamped, Twist, WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
-from trajectory_msgs.msg import (JointTrajectory, JointTrajectoryPoint, MultiDOFJointTrajectory,
-                                 MultiDOFJointTrajectoryPoint)
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from biped_common import conversions as conv
+from biped_common.com_plan import ComPlan
+from biped_common.gait_reference import GaitReference
 from biped_common.state import BaseState
 
 EXTREMES = (math.nan, math.inf, -math.inf, 1e308, -1e308)
@@ -127,47 +129,62 @@ class Fuzzer:
         corruption()
         return msg
 
-    def _valid_reference(self, now_s: float, points: int = 5):
-        poses, contacts = MultiDOFJointTrajectory(), JointTrajectory()
-        poses.header.stamp = contacts.header.stamp = conv.seconds_to_stamp(now_s)
-        poses.joint_names, contacts.joint_names = list(conv.REFERENCE_FRAMES), list(conv.CONTACT_NAMES)
-        for k in range(points):
-            t = Duration(sec=0, nanosec=k * 40_000_000)
-            transforms = []
-            for y in (0.0, 0.1, -0.1):
-                tr = Transform()
-                tr.translation.y, tr.translation.z, tr.rotation.w = y, 0.5 if y == 0 else 0.0, 1.0
-                transforms.append(tr)
-            poses.points.append(MultiDOFJointTrajectoryPoint(transforms=transforms, time_from_start=t))
-            contacts.points.append(JointTrajectoryPoint(positions=[1.0, 1.0], time_from_start=t))
-        return poses, contacts
+    def _valid_reference(self, now_s: float, points: int = 5) -> GaitReference:
+        n, sides = points, ("left", "right")
+        upper = [n_ for n_ in self.upper if n_ in self.robot.joint_index]
+        return GaitReference(
+            stamp_s=now_s, times_s=0.04 * np.arange(n), body=np.zeros((n, 3)), pelvis_height_m=np.full(n, 0.5),
+            pelvis_quat_wxyz=np.tile([1.0, 0, 0, 0], (n, 1)),
+            sole_position_m={side: np.tile([0.0, 0.1 if side == "left" else -0.1, 0.0], (n, 1)) for side in sides},
+            sole_quat_wxyz={side: np.tile([1.0, 0, 0, 0], (n, 1)) for side in sides},
+            in_stance={side: np.ones(n, bool) for side in sides},
+            upper_joint_names=tuple(upper),
+            upper_joints_rad=np.tile(self.robot.standing_posture_rad[[self.robot.joint_index[j] for j in upper]], (n, 1)))
 
-    def gait_reference(self, now_s: float) -> MultiDOFJointTrajectory:
-        msg, _ = self._valid_reference(now_s)
-        k = int(self.rng.integers(len(msg.points)))
+    def _corrupt_table(self, msg: Float64MultiArray, columns: int, extra: list) -> Float64MultiArray:
+        """One corruption of a table message: its layout, its size, or one of ``extra``."""
+        data = np.frombuffer(msg.data, dtype=np.float64).copy()
+        rows = data.size // columns
+
+        def set_value(row: int, column: int, value: float) -> None:
+            data[row * columns + column] = value
+            msg.data = data.tolist()
         corruption = self._pick([
-            lambda: setattr(msg, "joint_names", self._pick([[], ["pelvis"], ["pelvis", "left_sole", "left_sole"]])),
-            lambda: setattr(msg, "points", []),
-            lambda: setattr(msg.points[k], "transforms", msg.points[k].transforms[:1]),
-            lambda: setattr(msg.points[k].transforms[1].translation, "x", self._extreme()),
-            lambda: setattr(msg.points[k].transforms[0].rotation, "w", self._pick([0.0, 5.0, math.nan])),
-            lambda: setattr(msg.points[-1], "time_from_start", Duration(sec=0, nanosec=0)),
-            lambda: setattr(msg.header, "stamp", self._bad_stamp(now_s)),
+            lambda: setattr(msg.layout, "dim", msg.layout.dim[:1]),
+            lambda: setattr(msg.layout.dim[0], "label", "time"),
+            lambda: setattr(msg.layout.dim[0], "size", rows + 1),
+            lambda: setattr(msg.layout, "data_offset", 3),
+            lambda: setattr(msg, "data", data.tolist()[:-1]),
+            lambda: setattr(msg, "data", [0.0] * OVERSIZED),
+            lambda: set_value(int(self.rng.integers(rows)), int(self.rng.integers(columns)), self._extreme()),
+            *[(lambda f=f: f(set_value, rows)) for f in extra],
         ])
         corruption()
         return msg
 
-    def gait_contacts(self, now_s: float) -> JointTrajectory:
-        _, msg = self._valid_reference(now_s)
-        k = int(self.rng.integers(len(msg.points)))
-        corruption = self._pick([
-            lambda: setattr(msg, "joint_names", self._pick([[], ["left_foot"], ["right_foot", "left_foot"]])),
-            lambda: setattr(msg.points[k], "positions", self._pick([[0.5, 1.0], [math.nan, 1.0], [1.0], [1e308, 0.0]])),
-            lambda: setattr(msg, "points", []),
-            lambda: setattr(msg.header, "stamp", self._bad_stamp(now_s)),
-        ])
-        corruption()
-        return msg
+    def gait_reference(self, now_s: float) -> Float64MultiArray:
+        reference = self._valid_reference(now_s)
+        msg = conv.gait_reference_message(reference)
+        columns = len(conv.REFERENCE_COLUMNS) + len(reference.upper_joint_names)
+        col = {name: i for i, name in enumerate(conv.REFERENCE_COLUMNS)}
+        names = list(msg.layout.dim[1].label.split(","))
+
+        def relabel(new_names):
+            msg.layout.dim[1].label = ",".join(new_names)
+        extra = [
+            lambda set_value, rows: relabel(["time"] + names[1:]),
+            lambda set_value, rows: relabel(names[:-1] + ["tail"]) if len(names) > len(col) else relabel(names[:-1] + ["x"]),
+            lambda set_value, rows: relabel(names[:-1] + [names[len(col)]]) if len(names) > len(col) + 1
+            else relabel(["t_s"] * len(names)),
+            lambda set_value, rows: set_value(rows - 1, col["t_s"], now_s),                     # times not increasing
+            lambda set_value, rows: set_value(1, col["left_stance"], 0.5),
+            lambda set_value, rows: set_value(2, col["pelvis_qw"], self._pick([0.0, 5.0])),    # not a unit quaternion
+            lambda set_value, rows: set_value(0, len(col), 20.0) if len(names) > len(col)
+            else set_value(0, col["right_qw"], 0.0),                                            # beyond the joint's range
+            lambda set_value, rows: [set_value(r, col["t_s"], max(now_s + self._pick([-50.0, 5.0, 1e6]), 0.0) + 0.04 * r)
+                                     for r in range(rows)],                                     # a stale or future stamp
+        ]
+        return self._corrupt_table(msg, columns, extra)
 
     def upper_body(self, now_s: float, stamp_matters: bool = True) -> JointTrajectory:
         msg = JointTrajectory(joint_names=list(self.upper))
@@ -191,25 +208,18 @@ class Fuzzer:
         """Like the upper body, but a reach trajectory's stamp is its start (any time is valid)."""
         return self.upper_body(now_s, stamp_matters=False)
 
-    def com_plan(self, now_s: float) -> MultiDOFJointTrajectory:
-        msg = MultiDOFJointTrajectory(joint_names=list(conv.COM_PLAN_FRAMES))
-        msg.header.stamp = conv.seconds_to_stamp(now_s)
-        for k in range(4):
-            com, cop = Transform(), Transform()
-            com.translation.z, com.rotation.w, cop.rotation.w = 0.55, 1.0, 1.0
-            msg.points.append(MultiDOFJointTrajectoryPoint(transforms=[com, cop], velocities=[Twist(), Twist()],
-                                                           time_from_start=Duration(nanosec=k * 50_000_000)))
-        corruption = self._pick([
-            lambda: setattr(msg, "joint_names", ["com"]),
-            lambda: setattr(msg, "points", msg.points[:1]),
-            lambda: setattr(msg.points[0].transforms[0].translation, "z", self._pick([-0.5, 0.0, math.nan, 1e308])),
-            lambda: setattr(msg.points[2].transforms[1].translation, "x", self._extreme()),
-            lambda: setattr(msg.points[1].velocities[0].linear, "y", self._extreme()),
-            lambda: setattr(msg.points[3], "time_from_start", Duration(sec=7)),
-            lambda: setattr(msg.points[2], "transforms", msg.points[2].transforms[:1]),
-        ])
-        corruption()
-        return msg
+    def com_plan(self, now_s: float) -> Float64MultiArray:
+        plan = ComPlan(now_s, 0.05, np.zeros((4, 4)), np.zeros((3, 2)), math.sqrt(9.81 / 0.55))
+        msg = conv.com_plan_message(plan)
+        columns = len(conv.COM_PLAN_COLUMNS)
+        extra = [
+            lambda set_value, rows: setattr(msg.layout.dim[1], "label", "com,cop"),
+            lambda set_value, rows: set_value(0, 7, self._pick([-0.5, 0.0, 1e3])),            # pendulum height
+            lambda set_value, rows: set_value(3, 0, now_s + 7.0),                              # uneven times
+            lambda set_value, rows: [set_value(r, 0, max(now_s + self._pick([-50.0, 5.0, 1e6]), 0.0) + 0.05 * r)
+                                     for r in range(rows)],                                     # a stale or future start
+        ]
+        return self._corrupt_table(msg, columns, extra)
 
     def joint_command(self, now_s: float) -> JointTrajectory:
         r = self.robot
@@ -280,10 +290,8 @@ class Fuzzer:
             "/foot/left/wrench": (WrenchStamped, lambda t: self.wrench(t, "left")),
             "/foot/right/wrench": (WrenchStamped, lambda t: self.wrench(t, "right")),
             "/odom": (Odometry, self.odometry),
-            "/gait/reference": (MultiDOFJointTrajectory, self.gait_reference),
-            "/gait/contacts": (JointTrajectory, self.gait_contacts),
-            "/gait/upper_body": (JointTrajectory, self.upper_body),
-            "/mpc/com_plan": (MultiDOFJointTrajectory, self.com_plan),
+            "/gait/reference": (Float64MultiArray, self.gait_reference),
+            "/mpc/com_plan": (Float64MultiArray, self.com_plan),
             "/reach/arm_trajectory": (JointTrajectory, self.arm_trajectory),
             "/joint_commands": (JointTrajectory, self.joint_command),
             "/push": (WrenchStamped, self.push),

@@ -37,8 +37,6 @@ READERS = {  # topic → the nodes of the walking stack that subscribe to it (st
     "/foot/right/wrench": {"state_estimator"},
     "/odom": {"mpc", "wbc"},
     "/gait/reference": {"mpc", "wbc"},
-    "/gait/contacts": {"mpc", "wbc"},
-    "/gait/upper_body": {"wbc"},
     "/mpc/com_plan": {"wbc"},
     "/reach/arm_trajectory": {"wbc"},
     "/joint_commands": {"sim_bridge"},

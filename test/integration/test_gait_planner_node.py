@@ -7,10 +7,11 @@ import pytest
 import yaml
 from geometry_msgs.msg import Twist
 from std_srvs.srv import Trigger
-from trajectory_msgs.msg import JointTrajectory, MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
 
 from biped_common import conversions as conv
 from biped_common.resources import styles_dir
+from biped_common.robot_model import load_robot
 from dds_helpers import Probe, Processes
 
 pytestmark = pytest.mark.dds
@@ -25,21 +26,21 @@ def test_planner_node_serves_cmd_vel_and_keeps_its_style_on_a_bad_reload(tmp_pat
         node = processes.start_node("gait_planner", "gait_planner_node", "robot:=biped", f"style:={style_file}",
                                     "anchor_timeout_s:=0.5")  # no simulator here: plan from the origin
         received = {}
-        probe.node.create_subscription(MultiDOFJointTrajectory, "/gait/reference", lambda m: received.__setitem__("ref", m), 10)
-        probe.node.create_subscription(JointTrajectory, "/gait/contacts", lambda m: received.__setitem__("contacts", m), 10)
+        robot = load_robot("biped")
+        probe.node.create_subscription(Float64MultiArray, "/gait/reference", lambda m: received.__setitem__("ref", m), 10)
         cmd = probe.publisher(Twist, "/cmd_vel")
         start = time.monotonic()
 
         def walking_forward():
             cmd.publish(conv.twist_from_velocity_command([0.3, 0.0, 0.0]))
-            if "ref" not in received or "contacts" not in received:
+            if "ref" not in received:
                 return False
-            arrays = conv.gait_reference_arrays(received["ref"], received["contacts"])
-            return arrays["left_sole_position_m"][-1, 0] > 0.3  # the preview walks forward
+            reference = conv.gait_reference_from_message(received["ref"], robot)
+            return reference.sole_position_m["left"][-1, 0] > 0.3  # the preview walks forward
         assert probe.spin_until(walking_forward, timeout_s=40, alive=[node]), processes.output("gait_planner")
-        arrays = conv.gait_reference_arrays(received["ref"], received["contacts"])
-        assert arrays["times_s"][-1] == pytest.approx(2.0)
-        assert np.all(arrays["left_in_stance"] | arrays["right_in_stance"])
+        reference = conv.gait_reference_from_message(received["ref"], robot)
+        assert reference.times_s[-1] == pytest.approx(2.0)
+        assert np.all(reference.in_stance["left"] | reference.in_stance["right"])
 
         bad = Twist()
         bad.linear.x = float("nan")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from geometry_msgs.msg import Twist
-from trajectory_msgs.msg import MultiDOFJointTrajectory
+from std_msgs.msg import Float64MultiArray
 
 from biped_common.resources import package_share
 from biped_common.robot_model import load_robot
@@ -85,7 +85,7 @@ def test_the_walking_stack_comes_up_from_the_install_and_walks(install_space, tm
     probe = Probe(ros_domain_id)
     try:
         references = []
-        probe.node.create_subscription(MultiDOFJointTrajectory, "/gait/reference", references.append, 10)
+        probe.node.create_subscription(Float64MultiArray, "/gait/reference", references.append, 10)
         started = time.monotonic()
         launcher = processes.start("launch", [install_space.cli, "launch", "biped_stack", "sim.launch.xml"],
                                    env=install_space.env(), cwd=tmp_path)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from biped_common.robot_model import load_robot
-from gait_planner_node.planner import GaitPlanner, PlannerConfig, reference_arrays
+from gait_planner_node.planner import GaitPlanner, PlannerConfig, gait_reference
 from gait_planner_node.style import load_style
 from mpc_node.mpc import ComMpc, MpcConfig
 from mpc_node.schedule import support_schedule, velocity_reference
@@ -22,8 +22,8 @@ def walking_inputs(style="neutral", command=(0.3, 0.05, 0.2), seconds=2.0):
     planner.set_command(command)
     for _ in range(int(seconds / 0.008)):
         planner.step(0.008)
-    arrays = reference_arrays(planner.reference())
-    return arrays, planner
+    reference = gait_reference(planner.reference(), 0.0)
+    return reference, planner
 
 
 def cop_inside(mpc, result, schedule):
@@ -41,21 +41,21 @@ def cop_inside(mpc, result, schedule):
 @pytest.mark.parametrize("style", ["neutral", "bouncy", "limp"])
 @pytest.mark.parametrize("command", [(0.3, 0.0, 0.0), (-0.15, 0.0, 0.0), (0.0, 0.1, 0.0), (0.1, -0.05, 0.4)])
 def test_planned_cop_stays_in_the_support_polygon(style, command):
-    arrays, planner = walking_inputs(style, command)
+    reference, planner = walking_inputs(style, command)
     mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
-    schedule = support_schedule(arrays)
-    body = arrays["body"][0]
+    schedule = support_schedule(reference)
+    body = reference.body[0]
     state = np.array([body[0], command[0] * np.cos(body[2]), body[1], command[0] * np.sin(body[2])])
-    result = mpc.solve(0.0, state, body[:2], schedule, velocity_reference(arrays))
+    result = mpc.solve(0.0, state, body[:2], schedule, velocity_reference(reference))
     assert result.ok, result.status
     assert cop_inside(mpc, result, schedule) < 1e-4
 
 
 def test_plan_obeys_the_pendulum_and_starts_at_the_measured_state():
-    arrays, _ = walking_inputs()
+    reference, _ = walking_inputs()
     mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
-    state = np.array([arrays["body"][0, 0], 0.25, arrays["body"][0, 1], 0.02])
-    result = mpc.solve(3.0, state, state[[0, 2]], support_schedule(arrays), velocity_reference(arrays))
+    state = np.array([reference.body[0, 0], 0.25, reference.body[0, 1], 0.02])
+    result = mpc.solve(3.0, state, state[[0, 2]], support_schedule(reference), velocity_reference(reference))
     plan = result.plan
     c0, v0, _ = plan.at(3.0)
     np.testing.assert_allclose([c0[0], v0[0], c0[1], v0[1]], state, atol=2e-3)
@@ -78,19 +78,19 @@ def test_a_com_beside_the_body_path_is_planned_back_faster_with_the_lateral_term
     """Walking straight with the CoM 3 cm to the side of the path the footholds straddle: the
     CoP reference alone re-centres it slowly; the lateral term (default weight) at least halves
     the mean sideways offset over 0.25–1 s of the preview (it pushes the first CoPs harder)."""
-    arrays, _ = walking_inputs("neutral", (0.3, 0.0, 0.0), seconds=3.0)
-    schedule, vref = support_schedule(arrays), velocity_reference(arrays)
-    body = arrays["body"][0]
+    reference, _ = walking_inputs("neutral", (0.3, 0.0, 0.0), seconds=3.0)
+    schedule, vref = support_schedule(reference), velocity_reference(reference)
+    body = reference.body[0]
     normal = np.array([-np.sin(body[2]), np.cos(body[2])])
     start = body[:2] + 0.03 * normal
     state = np.array([start[0], 0.3 * np.cos(body[2]), start[1], 0.3 * np.sin(body[2])])
     times = np.linspace(0.25, 1.0, 31)
-    path = np.column_stack([np.interp(times, arrays["times_s"], arrays["body"][:, i]) for i in range(2)])
+    path = np.column_stack([np.interp(times, reference.times_s, reference.body[:, i]) for i in range(2)])
     default = MpcConfig.default(COM_HEIGHT_M)
     offsets = {}
     for weight in (0.0, default.weight_lateral):
         mpc = ComMpc(dataclasses.replace(default, weight_lateral=weight), CONFIG.foot)
-        result = mpc.solve(0.0, state, start, schedule, vref, body_path=arrays["body"])
+        result = mpc.solve(0.0, state, start, schedule, vref, body_path=reference.body)
         assert result.ok, result.status
         com = np.array([result.plan.at(t)[0] for t in times])
         offsets[weight] = float(np.mean((com - path) @ normal))
@@ -101,11 +101,11 @@ def test_a_com_beside_the_body_path_is_planned_back_faster_with_the_lateral_term
 def test_standing_keeps_the_com_still():
     """Also 2 cm beside the body path: the sideways term is for walking, a standing robot stays."""
     planner = GaitPlanner(load_style("neutral"), CONFIG)
-    arrays = reference_arrays(planner.reference())
+    reference = gait_reference(planner.reference(), 0.0)
     mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
     state = np.array([0.015, 0.0, 0.02, 0.0])
-    result = mpc.solve(0.0, state, state[[0, 2]], support_schedule(arrays), velocity_reference(arrays),
-                       body_path=arrays["body"])
+    result = mpc.solve(0.0, state, state[[0, 2]], support_schedule(reference), velocity_reference(reference),
+                       body_path=reference.body)
     assert result.ok
     for t in (0.5, 1.0, 1.9):
         c, v, _ = result.plan.at(t)
@@ -116,20 +116,20 @@ def test_standing_keeps_the_com_still():
 def test_an_uncapturable_state_still_gives_a_bounded_plan():
     """A CoM racing sideways out of the support: no exact plan keeps the CoP inside, the solver
     still returns a bounded plan (the initial DCM is a stiff cost, not an equality)."""
-    arrays, _ = walking_inputs()
+    reference, _ = walking_inputs()
     mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
-    body = arrays["body"][0]
-    result = mpc.solve(0.0, np.array([body[0], 0.3, body[1] + 0.1, 1.5]), body[:2], support_schedule(arrays),
-                       velocity_reference(arrays))
+    body = reference.body[0]
+    result = mpc.solve(0.0, np.array([body[0], 0.3, body[1] + 0.1, 1.5]), body[:2], support_schedule(reference),
+                       velocity_reference(reference))
     assert result.ok, result.status
     assert np.abs(result.plan.states).max() < 10.0
 
 
 def test_solver_failure_keeps_the_previous_plan_and_bad_input_is_refused():
-    arrays, _ = walking_inputs()
+    reference, _ = walking_inputs()
     mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
-    state = np.array([arrays["body"][0, 0], 0.3, arrays["body"][0, 1], 0.0])
-    schedule, vref = support_schedule(arrays), velocity_reference(arrays)
+    state = np.array([reference.body[0, 0], 0.3, reference.body[0, 1], 0.0])
+    schedule, vref = support_schedule(reference), velocity_reference(reference)
     first = mpc.solve(0.0, state, state[[0, 2]], schedule, vref)
     assert first.ok
     mpc._solver.update_settings(max_iter=1)  # force a failure
@@ -141,4 +141,4 @@ def test_solver_failure_keeps_the_previous_plan_and_bad_input_is_refused():
     with pytest.raises(ValueError, match="velocity reference"):
         mpc.solve(0.016, state, state[[0, 2]], schedule, vref[:-1])
     with pytest.raises(ValueError, match="body path"):
-        mpc.solve(0.016, state, state[[0, 2]], schedule, vref, body_path=arrays["body"][:-1])
+        mpc.solve(0.016, state, state[[0, 2]], schedule, vref, body_path=reference.body[:-1])

@@ -1,10 +1,12 @@
 """Stopping in place on a stale reference: the next double support, frozen there."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from biped_common.robot_model import load_robot
-from gait_planner_node.planner import GaitPlanner, PlannerConfig, reference_arrays
+from gait_planner_node.planner import GaitPlanner, PlannerConfig, gait_reference
 from gait_planner_node.style import load_style
 from wbc_node.hold import RELEASE_POSITION_M, StanceHold
 from wbc_node.reference import ReferenceTable
@@ -18,18 +20,18 @@ def walking_table(seconds: float = 2.0):
     planner.set_command([0.3, 0.0, 0.0])
     for _ in range(int(seconds / 0.008)):
         planner.step(0.008)
-    return planner, reference_arrays(planner.reference())
+    return planner, gait_reference(planner.reference(), 0.0)
 
 
 def test_the_hold_is_the_next_double_support_and_everything_freezes_there():
-    planner, arrays = walking_table()
-    table = ReferenceTable(arrays)
-    both = arrays["left_in_stance"] & arrays["right_in_stance"]
+    planner, reference = walking_table()
+    table = ReferenceTable(reference)
+    both = reference.in_stance["left"] & reference.in_stance["right"]
     # From a single-support instant: the first double support after it.
     single = int(np.flatnonzero(~both)[0])
-    now = 10.0 + arrays["times_s"][single]
+    now = 10.0 + reference.times_s[single]
     hold = StanceHold.start(table, 10.0, now, plan=None)
-    first_ds = arrays["times_s"][single:][both[single:]][0]
+    first_ds = reference.times_s[single:][both[single:]][0]
     assert hold.hold_at_s == pytest.approx(10.0 + first_ds)
     later = hold.reference(hold.hold_at_s + 0.5, 0.004, POSTURE, np.zeros(0, dtype=int))
     for side in ("left", "right"):
@@ -44,15 +46,14 @@ def test_the_hold_is_the_next_double_support_and_everything_freezes_there():
 
 
 def test_a_reference_without_double_support_left_has_no_hold():
-    _, arrays = walking_table()
-    arrays = dict(arrays)
-    arrays["left_in_stance"] = np.zeros_like(arrays["left_in_stance"])
-    assert StanceHold.start(ReferenceTable(arrays), 0.0, 0.1, plan=None) is None
+    _, reference = walking_table()
+    reference = replace(reference, in_stance={**reference.in_stance, "left": np.zeros_like(reference.in_stance["left"])})
+    assert StanceHold.start(ReferenceTable(reference), 0.0, 0.1, plan=None) is None
 
 
 def test_released_only_by_a_reference_standing_on_the_held_feet():
-    _, arrays = walking_table()
-    table = ReferenceTable(arrays)
+    _, reference = walking_table()
+    table = ReferenceTable(reference)
     hold = StanceHold.start(table, 0.0, 0.0, plan=None)
     standing = table.sample(np.array([hold.hold_at_s]))
     assert hold.released_by(standing)

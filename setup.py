@@ -46,6 +46,8 @@ setup(
             "muscle_sim = sim_bridge.ros_muscle_sim:main",
             "reach_planner_node = reach_planner_node.node:main",
             "stack_monitor = biped_stack.monitor_node:main",
+            "walking_control = biped_stack.composed:control_main",
+            "walking_planning = biped_stack.composed:planning_main",
         ],
     },
 )

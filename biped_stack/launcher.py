@@ -53,7 +53,7 @@ class NodeSpec:
 
     package: str
     executable: str
-    name: str
+    name: str                         # the node's name; the executable's when no name is given
     namespace: str = ""
     param_files: tuple[str, ...] = ()
     params: tuple[tuple[str, str], ...] = ()
@@ -63,10 +63,13 @@ class NodeSpec:
     respawn: bool = False             # start it again when it ends (ros2 launch's respawn)
     respawn_delay_s: float = 0.0
     respawn_max_retries: int = -1     # negative: no limit
+    renamed: bool = True              # name given: remap the node's name (ros2 launch does the same)
 
     def ros_args(self) -> list[str]:
         """The ``--ros-args`` of this node (files first, then single parameters: later wins)."""
-        args = ["--ros-args", "-r", f"__node:={self.name}"]
+        # Without a name the nodes keep their own: a process that composes several nodes must not
+        # have them all renamed to one (``__node:=`` applies to every node in the process).
+        args = ["--ros-args"] + (["-r", f"__node:={self.name}"] if self.renamed else [])
         if self.namespace:
             args += ["-r", f"__ns:={self.namespace if self.namespace.startswith('/') else '/' + self.namespace}"]
         for path in self.param_files:
@@ -236,7 +239,8 @@ def _node(element: ET.Element, scope: _Scope, where: str) -> NodeSpec:
         raise LaunchError(f"{where}: respawn_delay must be in [0, 3600] s, got {delay}")
     return NodeSpec(pkg, exe, s(element.get("name", exe)), s(element.get("namespace", "")),
                     tuple(files), tuple(params), tuple(remaps),
-                    tuple(s(element.get("args", "")).split()), on_exit, respawn, delay, retries)
+                    tuple(s(element.get("args", "")).split()), on_exit, respawn, delay, retries,
+                    renamed=element.get("name") is not None)
 
 
 def executable_command(package: str, executable: str) -> list[str]:

@@ -20,6 +20,7 @@ again from where the robot stands.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import time
@@ -34,7 +35,8 @@ from visualization_msgs.msg import Marker, MarkerArray
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
-from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, declare_config, run_node
+from biped_common.gait_reference import GaitReference
+from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
@@ -84,12 +86,9 @@ class GaitPlannerNode(GuardedNode):
         # it keeps the latest of both to notice a robot that stopped following the plan.
         self.planner: GaitPlanner | None = None
         self._pending_command = np.zeros(3)
-        self._base: Odometry | None = None
-        self._joints: JointState | None = None
-        self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m), 10,
-                       check=conv.odometry_check(robot))
-        self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), 10,
-                       check=conv.joint_state_check(robot))
+        self._base = LatestReader(self, Odometry, conv.STATE_TOPICS[self.config.state_source],
+                                  check=conv.odometry_check(robot))
+        self._joints = LatestReader(self, JointState, "joint_states", check=conv.joint_state_check(robot))
         self._follow_watch = FollowWatch()
         self._follow_every_ticks = max(1, round(self.config.rate_hz / self.config.follow_check_hz))
         self._started_wall_s = time.monotonic()
@@ -101,11 +100,17 @@ class GaitPlannerNode(GuardedNode):
         self._timed_out = True
         self._ticks = 0
         self._pub_reference = self.create_publisher(Float64MultiArray, "gait/reference", PLAN_QOS)
+        self._listeners: list[Callable[[GaitReference], None]] = []
         self._pub_markers = self.create_publisher(MarkerArray, "gait/markers", 10)
         self.subscribe(Twist, "cmd_vel", self._on_cmd_vel, 10, max_age_s=None)  # Twist has no stamp
         self.create_service(Trigger, "~/reload_style", self._on_reload)
         self.create_timer(1.0 / self.config.rate_hz, self._tick)
         self.get_logger().info(f"{self.style.summary()} for {robot.name}, {self.config.rate_hz:.0f} Hz")
+
+    def add_reference_listener(self, listener: Callable[[GaitReference], None]) -> None:
+        """Call ``listener(reference)`` with every reference published, for a node composed into
+        this process (the MPC), which then needs no subscription to ``/gait/reference``."""
+        self._listeners.append(listener)
 
     def _now_s(self) -> float:
         return self.get_clock().now().nanoseconds * 1e-9
@@ -113,10 +118,10 @@ class GaitPlannerNode(GuardedNode):
     # -- inputs -------------------------------------------------------------------------------
     def _measured_soles(self) -> dict[str, SolePose] | None:
         """The soles where the latest base and joint states put them (world frame), or None."""
-        if self._base is None or self._joints is None:
+        base, joints = self._base.latest(), self._joints.latest()
+        if base is None or joints is None:
             return None
-        joints = self._joints
-        q, _ = self.robot.state_from(conv.base_state_from_odometry(self._base), joints.name, joints.position,
+        q, _ = self.robot.state_from(conv.base_state_from_odometry(base), joints.name, joints.position,
                                      joints.velocity)
         return {side: SolePose(*pose) for side, pose in self.robot.sole_poses(q).items()}
 
@@ -197,7 +202,10 @@ class GaitPlannerNode(GuardedNode):
                 self.get_logger().warning(f"{reason}: planning again from where it stands")
                 self._start_planner()
                 return
-        self._pub_reference.publish(conv.gait_reference_message(gait_reference(reference, now)))
+        contract = gait_reference(reference, now)
+        self._pub_reference.publish(conv.gait_reference_message(contract))
+        for listener in self._listeners:
+            listener(contract)
         self._ticks += 1
         if self.config.publish_markers and self._ticks % MARKER_EVERY_TICKS == 0:
             self._pub_markers.publish(self._markers(reference))

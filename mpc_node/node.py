@@ -17,7 +17,7 @@ from std_msgs.msg import Float64MultiArray
 
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
 from biped_common.gait_reference import GaitReference
 from mpc_node.planning import ComPlanner
 
@@ -35,34 +35,38 @@ class MpcNodeConfig:
 
 
 class MpcNode(GuardedNode):
-    def __init__(self):
+    def __init__(self, references_from=None):
+        """``references_from``: a :class:`gait_planner_node.node.GaitPlannerNode` in this process
+        (composed): each reference it publishes is solved for at once, without a subscription."""
         super().__init__("mpc")
         self.config = declare_config(self, MpcNodeConfig)
         self.robot = load_robot(self.config.robot)
         self._warn = RepeatFilter(self.get_logger().warning)
         self.planner = ComPlanner(self.robot, log=self._warn)
-        self._joints: JointState | None = None
-        self._base: Odometry | None = None
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(Float64MultiArray, "mpc/com_plan", PLAN_QOS)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.subscribe_decoded(Float64MultiArray, "gait/reference", lambda m: conv.gait_reference_from_message(m, self.robot),
-                               self._solve, PLAN_QOS)
-        self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
-                       check=conv.joint_state_check(self.robot))
-        self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),
-                       SENSOR_QOS, check=conv.odometry_check(self.robot))
+        if references_from is not None:
+            references_from.add_reference_listener(self._solve)
+        else:
+            self.subscribe_decoded(Float64MultiArray, "gait/reference",
+                                   lambda m: conv.gait_reference_from_message(m, self.robot), self._solve, PLAN_QOS)
+        # The latest state at each solve (125 Hz), not every 500 Hz arrival.
+        self._joints = LatestReader(self, JointState, "joint_states", check=conv.joint_state_check(self.robot))
+        self._base = LatestReader(self, Odometry, conv.STATE_TOPICS[self.config.state_source],
+                                  check=conv.odometry_check(self.robot))
         self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
                                f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
 
     def _solve(self, reference: GaitReference) -> None:
-        if self._joints is None or self._base is None:
+        joints, odom = self._joints.latest(), self._base.latest()
+        if joints is None or odom is None:
             self._warn("MPC: waiting for joint states and the base state")
             return
         try:
-            base = conv.base_state_from_odometry(self._base)
-            q, v = self.robot.state_from(base, self._joints.name, self._joints.position, self._joints.velocity)
+            base = conv.base_state_from_odometry(odom)
+            q, v = self.robot.state_from(base, joints.name, joints.position, joints.velocity)
         except ValueError as exc:
             self.refuse("/gait/reference", f"reference and state do not fit together: {exc}")
             return

@@ -9,6 +9,7 @@ logged warning (:class:`StateEstimator` never raises on bad input).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
@@ -25,6 +26,7 @@ from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.rotations import quat_to_matrix, quats_yaw
 from biped_common.stamp_pairing import StampedParts
+from biped_common.state import SensorFrame
 from state_estimator_node.estimator import SIDES, StateEstimator
 
 PARTS = ("joints", "imu", "left", "right")
@@ -63,6 +65,8 @@ class StateEstimatorNode(GuardedNode):
         self._frames = StampedParts(PARTS)
         self._last_good = None
         self._last_published: tuple[int, Odometry] | None = None  # (frame stamp ns, its /odom)
+        self._last_frame: tuple[int, SensorFrame] | None = None
+        self._listeners: list[Callable[[int, SensorFrame, Odometry | None], None]] = []
         self._pub = self.create_publisher(Odometry, "odom", SENSOR_QOS)
         self.subscribe(JointState, "joint_states", lambda m: self._on("joints", m), SENSOR_QOS,
                        check=conv.joint_state_check(self.robot))
@@ -94,6 +98,14 @@ class StateEstimatorNode(GuardedNode):
         self.destroy_subscription(self._anchor_subscription)
         return True
 
+    def add_frame_listener(self, listener: Callable[[int, SensorFrame, Odometry | None], None]) -> None:
+        """Call ``listener(stamp_ns, frame, odom)`` for every complete sensor frame, after its
+        estimate is published: ``odom`` is the latest published estimate (this frame's, or an
+        older one when this frame could not be estimated; None before the first). For a node
+        composed into this process (the walking WBC), which then needs no sensor subscriptions
+        of its own: one deserialization per message, no second DDS hop for /odom."""
+        self._listeners.append(listener)
+
     def _on(self, part: str, msg) -> None:
         stamp_ns = conv.stamp_to_ns(msg.header.stamp)
         parts = self._frames.add(part, stamp_ns, msg)
@@ -103,13 +115,25 @@ class StateEstimatorNode(GuardedNode):
             # The same frame again: a lockstep simulator holding (a controller is restarting)
             # re-publishes it; so does its estimate, for a controller that missed it.
             self._pub.publish(self._last_published[1])
-            return
-        if self.estimator is None and not self._start_estimator(stamp_ns * 1e-9):
+            if self._last_frame is not None and self._last_frame[0] == stamp_ns:
+                self._notify(stamp_ns, self._last_frame[1])
             return
         try:
             frame = conv.sensor_frame_from_messages(parts["joints"], parts["imu"], {s: parts[s] for s in SIDES})
         except ValueError as exc:
             self._warn(f"sensor frame rejected: {exc}")
+            return
+        self._last_frame = (stamp_ns, frame)
+        self._estimate(stamp_ns, frame)
+        self._notify(stamp_ns, frame)
+
+    def _notify(self, stamp_ns: int, frame: SensorFrame) -> None:
+        odom = self._last_published[1] if self._last_published is not None else None
+        for listener in self._listeners:
+            listener(stamp_ns, frame, odom)
+
+    def _estimate(self, stamp_ns: int, frame: SensorFrame) -> None:
+        if self.estimator is None and not self._start_estimator(stamp_ns * 1e-9):
             return
         estimate = self.estimator.update(frame)
         for warning in self.estimator.status.warnings:

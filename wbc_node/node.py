@@ -49,7 +49,11 @@ class WbcNodeConfig:
 
 
 class WbcNode(GuardedNode):
-    def __init__(self):
+    def __init__(self, frames_from=None):
+        """``frames_from``: a :class:`state_estimator_node.node.StateEstimatorNode` in this process
+        (composed): the walking WBC on the estimator's state then takes each sensor frame and
+        estimate from it directly instead of subscribing to ``/joint_states``, ``/imu`` and
+        ``/odom`` (which the estimator still publishes)."""
         super().__init__("wbc")
         self.config = declare_config(self, WbcNodeConfig)
         self.robot = load_robot(self.config.robot)
@@ -68,12 +72,17 @@ class WbcNode(GuardedNode):
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
-        self.subscribe(JointState, "joint_states", lambda m: self._on_sensor("joints", m), SENSOR_QOS,
-                       check=conv.joint_state_check(self.robot))
-        self.subscribe(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot))
+        direct = frames_from is not None and self.walking and self.config.state_source == "estimator"
+        if direct:
+            frames_from.add_frame_listener(self._on_estimated_frame)
+        else:
+            self.subscribe(JointState, "joint_states", lambda m: self._on_sensor("joints", m), SENSOR_QOS,
+                           check=conv.joint_state_check(self.robot))
+            self.subscribe(Imu, "imu", lambda m: self._on_sensor("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot))
         if self.walking:
-            self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
-                           check=conv.odometry_check(self.robot))
+            if not direct:
+                self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], self._on_odom, SENSOR_QOS,
+                               check=conv.odometry_check(self.robot))
             self.subscribe_decoded(Float64MultiArray, "gait/reference",
                                    lambda m: conv.gait_reference_from_message(m, self.robot),
                                    self.walker.set_reference, PLAN_QOS)
@@ -83,7 +92,8 @@ class WbcNode(GuardedNode):
             self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10,
                            check=conv.upper_body_check(self.robot), max_age_s=None)
         self.get_logger().info(f"{self.config.mode} controller for {self.robot.name}"
-                               + (f", state from {self.config.state_source}" if self.walking else ""))
+                               + (f", state from {self.config.state_source}" if self.walking else "")
+                               + (" (frames and estimates from the estimator in this process)" if direct else ""))
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_odom(self, msg: Odometry) -> None:
@@ -118,6 +128,16 @@ class WbcNode(GuardedNode):
             self._log_error(f"sensor frame rejected: {exc}")
             return
         self._answered_ns = stamp_ns
+        self._answer(frame, odom)
+
+    def _on_estimated_frame(self, stamp_ns: int, frame, odom: Odometry | None) -> None:
+        """A frame and the latest estimate from the estimator in this process (composed)."""
+        if stamp_ns < self._answered_ns:
+            return
+        self._answered_ns = stamp_ns
+        self._answer(frame, odom)
+
+    def _answer(self, frame, odom: Odometry | None) -> None:
         if not self.walking:
             self._pub.publish(conv.joint_command_message(self.stand.command(frame)))
             return

@@ -130,3 +130,51 @@ def test_node_configs_bound_their_values():
         GaitNodeConfig(rate_hz=0.0)
     with pytest.raises(ConfigError, match="mode"):
         WbcNodeConfig(mode="dance")
+
+
+def test_a_latest_reader_returns_the_newest_valid_message_and_refuses_bad_ones(ros_domain_id):
+    """A LatestReader takes only the newest message when asked (older ones are superseded in
+    its depth-1 queue), checks it, and keeps the previous one when the newest is refused."""
+    import time
+
+    from std_msgs.msg import Header
+
+    from biped_common.ros_node_tools import LATEST_QOS, LatestReader
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=ros_domain_id)
+    owner = GuardedNode("latest_reader_test", context=context)
+    sender = rclpy.create_node("latest_reader_sender", context=context)
+    try:
+        logged = []
+        owner.refuse = RefusalLog(lambda m: logged.append(m))
+
+        def check(msg):
+            if msg.frame_id == "bad":
+                raise ValueError("frame_id: bad")
+        reader = LatestReader(owner, Header, "/latest_t", check=check, max_age_s=None)
+        publisher = sender.create_publisher(Header, "/latest_t", LATEST_QOS)
+
+        def read_after(*frame_ids):
+            for frame_id in frame_ids:
+                publisher.publish(Header(frame_id=frame_id))
+            deadline = time.monotonic() + 5.0
+            while time.monotonic() < deadline:  # delivery is asynchronous (DDS threads)
+                value = reader.latest()
+                if value is not None and value.frame_id == frame_ids[-1]:
+                    return value
+                if logged and frame_ids[-1] == "bad":
+                    return value
+                time.sleep(0.01)
+            return reader.latest()
+        assert reader.latest() is None
+        deadline = time.monotonic() + 10.0
+        while publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert read_after("a", "b", "c").frame_id == "c"   # the newest; a and b were superseded
+        assert read_after("bad").frame_id == "c"           # refused: the previous one stays
+        assert any("refused /latest_t: frame_id: bad" in m for m in logged)
+        assert read_after("d").frame_id == "d"
+    finally:
+        sender.destroy_node()
+        owner.destroy_node()
+        rclpy.shutdown(context=context)

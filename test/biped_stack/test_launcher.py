@@ -15,14 +15,21 @@ SHARE = package_share("biped_stack")
 def test_sim_launch_file_resolves_args_params_and_includes():
     nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"robot": "biped", "timing_mode": "realtime"})
     by_name = {n.name: n for n in nodes}
-    assert set(by_name) == {"sim_bridge", "stack_monitor", "gait_planner", "state_estimator", "mpc", "wbc"}
-    assert ("mode", "walk") in by_name["wbc"].params and ("style", "neutral") in by_name["gait_planner"].params
+    # The default layout: the walking nodes composed in two processes, which keep their nodes' names.
+    assert set(by_name) == {"sim_bridge", "stack_monitor", "walking_planning", "walking_control"}
+    assert ("mode", "walk") in by_name["walking_control"].params
+    assert ("style", "neutral") in by_name["walking_planning"].params
+    assert "__node:=walking_control" not in " ".join(by_name["walking_control"].ros_args())
+    separate = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"composed": "false"})}
+    assert set(separate) == {"sim_bridge", "stack_monitor", "gait_planner", "state_estimator", "mpc", "wbc"}
+    assert ("mode", "walk") in separate["wbc"].params and ("style", "neutral") in separate["gait_planner"].params
     standing = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"walk": "false"})}
     assert set(standing) == {"sim_bridge", "stack_monitor", "wbc"} and ("mode", "stand") in standing["wbc"].params
     bridge = by_name["sim_bridge"]
     assert ("robot", "biped") in bridge.params and ("timing_mode", "realtime") in bridge.params
     assert bridge.param_files == (str(SHARE / "config" / "sim.yaml"),)
-    assert ("use_sim_time", "true") in by_name["wbc"].params and ("robot", "biped") in by_name["wbc"].params
+    assert ("use_sim_time", "true") in by_name["walking_control"].params
+    assert ("robot", "biped") in by_name["walking_control"].params
     args = bridge.ros_args()
     assert args[:3] == ["--ros-args", "-r", "__node:=sim_bridge"]
     assert args.index("--params-file") < args.index("-p")  # single parameters override the file
@@ -155,8 +162,10 @@ def test_respawn_attributes_are_parsed_as_ros2_launch_does(tmp_path):
     nodes = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml")}
     assert nodes["sim_bridge"].on_exit == "shutdown" and not nodes["sim_bridge"].respawn
     assert nodes["stack_monitor"].on_exit == "shutdown"
-    for name in ("gait_planner", "state_estimator", "mpc", "wbc"):
-        assert nodes[name].respawn and nodes[name].respawn_delay_s == 1.0 and not nodes[name].on_exit
+    separate = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"composed": "false"})}
+    for spec in [nodes["walking_planning"], nodes["walking_control"]] + [separate[name] for name in (
+            "gait_planner", "state_estimator", "mpc", "wbc")]:
+        assert spec.respawn and spec.respawn_delay_s == 1.0 and not spec.on_exit
     bad = tmp_path / "bad.launch.xml"
     bad.write_text('<launch><node pkg="biped_stack" exec="wbc_node" respawn="true" respawn_delay="-1"/></launch>')
     with pytest.raises(LaunchError, match="respawn_delay must be in"):

@@ -29,14 +29,20 @@ from fuzz_messages import Fuzzer
 pytestmark = pytest.mark.dds
 
 MESSAGES_PER_TOPIC = 200
-READERS = {  # topic → the nodes of the walking stack that subscribe to it (state from the estimator)
+# Topic → the nodes of the walking stack (composed layout, state from the estimator) that handle
+# every message on it. In that layout the WBC takes frames and estimates from the estimator in its
+# process and the MPC references from the planner in its; the planner and the MPC read
+# /joint_states and /odom as latest values at their own rate (LatestReader: a message refused when
+# read, which the stack's own valid stream, interleaved, makes rare — unit-tested in
+# test_ros_node_tools), so no node here handles every /odom message.
+READERS = {
     "/cmd_vel": {"gait_planner"},
-    "/joint_states": {"state_estimator", "mpc", "wbc"},
-    "/imu": {"state_estimator", "wbc"},
+    "/joint_states": {"state_estimator"},
+    "/imu": {"state_estimator"},
     "/foot/left/wrench": {"state_estimator"},
     "/foot/right/wrench": {"state_estimator"},
-    "/odom": {"mpc", "wbc"},
-    "/gait/reference": {"mpc", "wbc"},
+    "/odom": set(),
+    "/gait/reference": {"wbc"},
     "/mpc/com_plan": {"wbc"},
     "/reach/arm_trajectory": {"wbc"},
     "/joint_commands": {"sim_bridge"},
@@ -139,7 +145,10 @@ def test_fuzzed_topics_are_refused_and_the_biped_walks_on(tmp_path, ros_domain_i
         assert missing == [], f"no refusal logged by: {missing}\n{stack.log()[-3000:]}"
         # Every refusal is counted in the log (a subscriber's queue may drop a few under the flood).
         for (node, topic), n in counts.items():
-            assert 0.9 * MESSAGES_PER_TOPIC <= n <= MESSAGES_PER_TOPIC, (node, topic, n)
+            if node in READERS.get(topic, ()):
+                assert 0.9 * MESSAGES_PER_TOPIC <= n <= MESSAGES_PER_TOPIC, (node, topic, n)
+            else:  # a latest-value reader refuses what it reads, never more than was sent
+                assert n <= MESSAGES_PER_TOPIC, (node, topic, n)
         # It still walks: forward progress over the last second of sim time.
         x = [xy[0] for xy in stack.probe.pelvis_xy_m[-500:]]
         assert x[-1] - x[0] > 0.05

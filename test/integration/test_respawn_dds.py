@@ -1,7 +1,8 @@
-"""A controller node dies while the robot walks (SIGKILL: no goodbye): the bridge stays up and damps
-when commands stop (WBC, estimator), or the WBC stops in place while the planner or MPC is away;
-the launch respawns the node, it resumes from where the robot stands, and the robot walks on.
-Lockstep over DDS, the launch file's own respawn settings (≈ 1.5 min)."""
+"""A controller process dies while the robot walks (SIGKILL: no goodbye): the bridge stays up and
+damps when commands stop (WBC, estimator), or the WBC stops in place while the planner or MPC is
+away; the launch respawns the process, it resumes from where the robot stands, and the robot walks
+on. Both process layouts (composed: planning and control processes; separate: one per node).
+Lockstep over DDS, the launch file's own respawn settings (≈ 1.5 min per layout)."""
 
 from __future__ import annotations
 
@@ -30,14 +31,23 @@ def _walks(stack: Stack, metres: float, timeout_s: float = 150.0) -> bool:
     return stack.spin(lambda: stack.probe.pelvis_xy_m[-1][0] - x0 >= metres, timeout_s)
 
 
-def test_each_controller_killed_while_walking_respawns_and_the_biped_walks_on(tmp_path, ros_domain_id):
-    stack = Stack(tmp_path, ros_domain_id, "biped")
+# Per layout: the processes to kill, and those whose loss stops the commands (the bridge damps).
+LAYOUTS = {
+    "composed": (("walking_planning", "walking_control"), ("walking_control",)),
+    "separate": (("gait_planner", "mpc", "wbc", "state_estimator"), ("wbc", "state_estimator")),
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_each_controller_killed_while_walking_respawns_and_the_biped_walks_on(tmp_path, ros_domain_id, layout):
+    processes, commanding = LAYOUTS[layout]
+    stack = Stack(tmp_path, ros_domain_id, "biped", f"composed:={str(layout == 'composed').lower()}")
     try:
         assert stack.spin(lambda: stack.probe.sim_time_s() >= 1.0, 120), stack.log()[-3000:]
         stack.command = conv.twist_from_velocity_command([0.2, 0.0, 0.0])
         assert _walks(stack, 0.1), stack.log()[-3000:]
         started_s = stack.probe.sim_time_s()
-        for node in ("gait_planner", "mpc", "wbc", "state_estimator"):
+        for node in processes:
             log = stack.log()
             before = len(re.findall(rf"\[launch\] started {node} ", log))
             stack.probe.modes.clear()
@@ -49,7 +59,7 @@ def test_each_controller_killed_while_walking_respawns_and_the_biped_walks_on(tm
             # Farther than the WBC walks on its own: with the planner or MPC away it finishes the
             # step it is in (≤ 0.15 m at 0.2 m/s) before it holds; 0.3 m needs the walk resumed.
             assert _walks(stack, 0.3), (node, stack.log()[-3000:])
-            if node in ("wbc", "state_estimator"):
+            if node in commanding:
                 # Without the WBC (or a fresh base state, which it needs for every frame) commands
                 # stop: the bridge damps within its watchdog and lockstep holds the robot there —
                 # unless the respawned node answered first (lockstep waits lockstep_timeout_s of

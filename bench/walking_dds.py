@@ -1,6 +1,7 @@
-"""End-to-end real-time factor of the multi-process stack (launch/sim.launch.xml: bridge, gait
-planner, MPC, WBC, each its own process over DDS, lockstep) walking forward; plus the nodes'
-own WBC and MPC compute times as they report them on /diagnostics (p50/p99).
+"""End-to-end real-time factor of the multi-process stack (launch/sim.launch.xml over DDS,
+lockstep, on the estimator with MEMS sensors) walking forward, in both process layouts (composed:
+bridge + planning + control processes; separate: one process per node), one after the other in
+one run; plus the nodes' own WBC and MPC compute times as they report them on /diagnostics.
 
 Run: make bench  (or .venv/bin/python bench/walking_dds.py [--robot NAME] [--seconds S])
 """
@@ -22,13 +23,14 @@ def main() -> None:
     args = parser.parse_args()
     scenario = Scenario("bench", (Segment("stand", 1.0, (0.0, 0.0, 0.0)),
                                   Segment("forward", args.seconds, (0.3, 0.0, 0.0))))
-    with tempfile.TemporaryDirectory() as tmp:
-        m = run_walk_multiprocess(args.robot, "neutral", scenario, Path(tmp), progress=lambda _: None,
-                                  state_source="ground_truth").metrics
-    print(f"multi-process walking stack over DDS ({args.robot}, lockstep, {scenario.duration_s:.0f} s sim): "
-          f"RTF {m['real_time_factor']:.2f} | WBC node p50 {m['wbc_solve_ms']['p50']:.3f} ms p99 "
-          f"{m['wbc_solve_ms']['p99']:.3f} ms | MPC node p50 {m['mpc_solve_ms']['p50']:.3f} ms p99 "
-          f"{m['mpc_solve_ms']['p99']:.3f} ms | fell {m['fell']}")
+    for composed in (True, False):
+        with tempfile.TemporaryDirectory() as tmp:
+            m = run_walk_multiprocess(args.robot, "neutral", scenario, Path(tmp), progress=lambda _: None,
+                                      state_source="estimator", composed=composed).metrics
+        print(f"{args.robot}, {'composed' if composed else 'separate'} layout, lockstep, {scenario.duration_s:.0f} s "
+              f"sim: RTF {m['real_time_factor']:.2f}, fell {m['fell']} | WBC node p50 {m['wbc_solve_ms']['p50']:.3f} ms "
+              f"p99 {m['wbc_solve_ms']['p99']:.3f} ms | MPC node p50 {m['mpc_solve_ms']['p50']:.3f} ms p99 "
+              f"{m['mpc_solve_ms']['p99']:.3f} ms")
 
 
 if __name__ == "__main__":

@@ -38,8 +38,11 @@ from biped_common.repeat_filter import RepeatFilter  # noqa: F401 (re-exported f
 __all__ = ["GuardedNode", "LATCHED_QOS", "LatestReader", "PLAN_QOS", "RefusalLog", "RepeatFilter", "SENSOR_QOS", "declare_config",
            "make_executor", "run_node", "run_nodes", "running", "spin_forever"]
 
-# Sensor and command streams: reliable (a lockstep bridge waits for each answer), the latest few.
-SENSOR_QOS = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
+# Sensor and command streams: reliable (a lockstep bridge waits for each answer), the latest only.
+# A controller that falls behind answers the newest frame rather than working through stale ones:
+# in real time with a queue of 10 the estimator ran ≈ 10 frames behind (sensor → command latency
+# p50 25.6 ms); with 1, p50 5.2 ms (same machine, same run length). In lockstep nothing queues.
+SENSOR_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, history=HistoryPolicy.KEEP_LAST)
 # Plans (gait reference, CoM plan): kept for a late joiner, which gets the latest at once — a
 # controller respawned while the lockstep simulation holds (its clock stopped, so no planner
 # tick publishes) must not wait for a tick that never comes.

@@ -30,8 +30,11 @@ def _cmd_stand(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from biped_stack.walk_demo import run_demo
+    if args.realtime and not args.multiprocess:
+        print("[error] --realtime needs --multiprocess (in-process, the stack runs in lockstep)")
+        return 2
     return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
-                    video=not args.no_video, state_source=args.state_source)
+                    video=not args.no_video, state_source=args.state_source, realtime=args.realtime)
 
 
 def _cmd_style_check(args: argparse.Namespace) -> int:
@@ -133,7 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--style", default="neutral", help="shipped style name or a style file")
     p.add_argument("--scenario", default="teleop", help="shipped scenario name or a scenario file")
     p.add_argument("--multiprocess", action="store_true",
-                   help="every node its own process over DDS (lockstep) instead of in-process")
+                   help="the launch file's processes over DDS (lockstep unless --realtime) instead of in-process")
+    p.add_argument("--realtime", action="store_true",
+                   help="with --multiprocess: the simulator on the wall clock, nothing waits for the controllers; "
+                        "metrics gain a realtime block (sim/wall, watchdog trips, deadline misses, latency, CPU)")
     p.add_argument("--out", default="out/demo", help="report folder")
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
     p.add_argument("--state-source", choices=("estimator", "ground_truth"), default="estimator",

@@ -27,6 +27,7 @@ from biped_common.robot_model import load_robot
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
                                   max_foot_slip_m, segment_metrics)
 from biped_stack.walking import WalkingLog
+from sim_bridge.bridge import BridgeConfig
 
 COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
 RECORDER_QUEUE_DEPTH = 2000  # frames (4 s at 500 Hz) the recorder may fall behind without losing any
@@ -50,6 +51,7 @@ class _Recorder:
         from rosgraph_msgs.msg import Clock
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
+        from trajectory_msgs.msg import JointTrajectory
 
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
@@ -84,8 +86,13 @@ class _Recorder:
                                       lambda m: self.odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), record_qos)
         self.node.create_subscription(Odometry, "/odom",
                                       lambda m: self.estimates.__setitem__(conv.stamp_to_ns(m.header.stamp), m), record_qos)
-        self.node.create_subscription(JointState, "/joint_states",
-                                      lambda m: self.joints.__setitem__(conv.stamp_to_ns(m.header.stamp), m), record_qos)
+        self.node.create_subscription(JointState, "/joint_states", self._on_joints, record_qos)
+        # When each frame and each command was sent (the DDS source timestamps, system clock [ns]):
+        # the sensor → command latency and the deadline misses of the realtime block.
+        self.frame_sent_ns: dict[int, int] = {}
+        self.command_sent_ns: dict[int, int] = {}
+        self.bridge_modes: list[tuple[float, str]] = []  # (sim time [s], mode) as the bridge reports them
+        self.node.create_subscription(JointTrajectory, "/joint_commands", self._on_command, record_qos)
         for side in ("left", "right"):
             self.node.create_subscription(
                 WrenchStamped, f"/foot/{side}/wrench",
@@ -93,8 +100,7 @@ class _Recorder:
                 record_qos)
         self.node.create_subscription(Float64MultiArray, "/gait/reference", self._on_reference, 50)
         self.node.create_subscription(Float64MultiArray, "/mpc/com_plan", self._on_plan, 50)
-        self.node.create_subscription(DiagnosticArray, "/diagnostics",
-                                      lambda m: self.timing.update(conv.timing_from_status(m)), 50)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 50)
         self._twist = conv.twist_from_velocity_command
 
     def _on_clock(self, msg) -> None:
@@ -108,6 +114,20 @@ class _Recorder:
     @property
     def scenario_time_s(self) -> float:
         return self.sim_time_s - self.start_s if self.start_s is not None else -1.0
+
+    def _on_joints(self, msg, info) -> None:
+        stamp = conv.stamp_to_ns(msg.header.stamp)
+        self.joints[stamp] = msg
+        self.frame_sent_ns.setdefault(stamp, info["source_timestamp"])
+
+    def _on_command(self, msg, info) -> None:
+        self.command_sent_ns.setdefault(conv.stamp_to_ns(msg.header.stamp), info["source_timestamp"])
+
+    def _on_diagnostics(self, msg) -> None:
+        self.timing.update(conv.timing_from_status(msg))
+        for status in msg.status:
+            if status.name == "sim_bridge":
+                self.bridge_modes.append((conv.stamp_to_seconds(msg.header.stamp), status.message))
 
     def _on_reference(self, msg) -> None:
         try:
@@ -169,11 +189,60 @@ class _Recorder:
         return trace, log
 
 
+def realtime_metrics(recorder: "_Recorder", start_s: float, end_s: float, period_s: float, sim_over_wall: float,
+                     cpu_percent: dict[str, float]) -> dict:
+    """The ``realtime`` block of a DDS run's metrics over the sim-time window [start_s, end_s]:
+
+    - ``sim_over_wall``: sim time over wall time;
+    - ``watchdog_trips``: entries of the bridge into damping (its command watchdog fired);
+    - ``deadline_misses``: frames whose command was sent after the next frame was (the bridge had
+      stepped on without it) or never — count and fraction of the frames;
+    - ``latency_ms``: sensor → command, from the frame's publication to its command's (DDS source
+      timestamps, one system clock): p50, p99, max;
+    - ``cpu_percent``: each launched process's CPU time over the window's wall time (% of one core).
+    """
+    period_ns = int(round(period_s * 1e9))
+    frames = sorted(s for s in recorder.frame_sent_ns if start_s <= s * 1e-9 <= end_s)
+    sent, answered = recorder.frame_sent_ns, recorder.command_sent_ns
+    latencies = np.array([(answered[s] - sent[s]) * 1e-6 for s in frames if s in answered])
+    judged = [s for s in frames if s + period_ns in sent]
+    misses = sum(1 for s in judged if s not in answered or answered[s] > sent[s + period_ns])
+    trips = sum(1 for t, mode in recorder.bridge_modes if mode == "damping" and start_s <= t <= end_s)
+    def pct(q):
+        return float(np.percentile(latencies, q)) if latencies.size else None
+    return {"sim_over_wall": float(sim_over_wall), "watchdog_trips": trips,
+            "deadline_misses": {"count": misses, "fraction": misses / len(judged) if judged else None,
+                                "frames": len(judged)},
+            "latency_ms": {"p50": pct(50), "p99": pct(99), "max": float(latencies.max()) if latencies.size else None},
+            "cpu_percent": cpu_percent}
+
+
+def _launched_pids(log_path: Path) -> dict[str, int]:
+    """Process name → pid of the processes the launcher reports started (the latest per name)."""
+    import re
+    return {name: int(pid) for name, pid in re.findall(r"\[launch\] started (\S+) \(pid (\d+)\)", log_path.read_text())}
+
+
+def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
+    """User + system CPU time [s] of each process (those still alive)."""
+    out = {}
+    for name, pid in pids.items():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
-                          state_source: str = "estimator"):
+                          state_source: str = "estimator", composed: bool = True, realtime: bool = False):
     """Walk ``scenario`` through the launch file; returns a :class:`biped_stack.scenario.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
-    runs MEMS-level sensors (``config/sim_mems.yaml``)."""
+    runs MEMS-level sensors (``config/sim_mems.yaml``). ``realtime``: the bridge runs on the wall
+    clock (nothing waits for the controllers) and the metrics gain a ``realtime`` block
+    (:func:`realtime_metrics`); the scenario's commands are played by sim time, which then runs
+    with the wall clock."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
     robot = load_robot(robot_name)
     domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
@@ -185,7 +254,8 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     log_path = out / "launch.log"
     launch_file = shipped_launch_file("sim.launch.xml")
     command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
-               f"style:={style}", "timing_mode:=lockstep", f"state_source:={state_source}"]
+               f"style:={style}", f"timing_mode:={'realtime' if realtime else 'lockstep'}", f"state_source:={state_source}",
+               f"composed:={str(composed).lower()}"]
     if state_source == "estimator":
         command.append(f"params_file:={params_file('sim_mems.yaml')}")
     progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")
@@ -198,6 +268,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     wall_limit_s = 120.0 + 40.0 * scenario.duration_s
     started = time.monotonic()
     first_clock: tuple[float, float] | None = None
+    window: list = [None, None]  # (sim time, wall time, process CPU seconds) at the scenario's start and end
     next_report = 5.0
     try:
         while recorder.scenario_time_s < scenario.duration_s:
@@ -209,6 +280,8 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
             recorder.spin_once()
             if first_clock is None and recorder.sim_time_s > 0:
                 first_clock = (recorder.sim_time_s, time.monotonic())
+            if window[0] is None and recorder.scenario_time_s >= 0.0:
+                window[0] = (recorder.sim_time_s, time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
             if recorder.odom:
                 z = recorder.odom[max(recorder.odom)].pose.pose.position.z
                 if z < FALL_HEIGHT_FRACTION * nominal:
@@ -221,6 +294,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                 next_report += 5.0
         wall = time.monotonic() - first_clock[1] if first_clock else float("nan")
         rtf = (recorder.sim_time_s - first_clock[0]) / wall if first_clock else 0.0
+        window[1] = (recorder.sim_time_s, time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
         # Let the last diagnostics arrive.
         deadline = time.monotonic() + 1.5
         while time.monotonic() < deadline:
@@ -238,7 +312,9 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     arrays = trace.arrays()
     metrics = {
         "robot": robot_name, "style": style, "scenario": scenario.name,
-        "mode": "multi-process over DDS (launch/sim.launch.xml, lockstep)", "state_source": state_source,
+        "mode": f"multi-process over DDS (launch/sim.launch.xml, {'real time' if realtime else 'lockstep'}, "
+                f"{'composed' if composed else 'one process per node'})",
+        "state_source": state_source,
         "fell": fell, "fall_reason": fall_reason,
         "segments": segment_metrics(scenario, arrays) if not fell else [],
         "max_foot_slip_m": max_foot_slip_m(arrays),
@@ -256,4 +332,9 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                  for s in sorted(set(recorder.estimates) & set(recorder.odom))
                  if recorder.start_s is not None and s * 1e-9 >= recorder.start_s]
         metrics["estimator"] = estimator_metrics(pairs)
+    if realtime and window[0] is not None and window[1] is not None:
+        (sim0, wall0, cpu0), (sim1, wall1, cpu1) = window
+        cpu = {name: 100.0 * (cpu1[name] - cpu0[name]) / (wall1 - wall0) for name in cpu1 if name in cpu0}
+        metrics["realtime"] = realtime_metrics(recorder, sim0, sim1, BridgeConfig().control_period_s,
+                                               (sim1 - sim0) / (wall1 - wall0), cpu)
     return WalkResult(metrics, arrays, log, scenario)

@@ -28,16 +28,17 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
 
 
 def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiprocess: bool = False,
-             video: bool = True, state_source: str = "estimator") -> int:
+             video: bool = True, state_source: str = "estimator", realtime: bool = False) -> int:
     """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall."""
     scenario = load_scenario(scenario_name)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     print(f"walking {robot} ({style}) through '{scenario.name}' ({scenario.duration_s:.0f} s sim time, "
-          f"{'multi-process over DDS' if multiprocess else 'in-process lockstep'})", flush=True)
+          f"{('multi-process over DDS, ' + ('real time' if realtime else 'lockstep')) if multiprocess else 'in-process lockstep'})",
+          flush=True)
     if multiprocess:
         from biped_stack.ros_walk import run_walk_multiprocess
-        result = run_walk_multiprocess(robot, style, scenario, out, state_source=state_source)
+        result = run_walk_multiprocess(robot, style, scenario, out, state_source=state_source, realtime=realtime)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),
                           video_path=out / "walk.mp4" if video else None, state_source=state_source)
@@ -50,6 +51,13 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
     for seg in m["segments"]:
         print(f"  {seg['name']:14s} commanded {np.round(seg['commanded'], 3).tolist()}  achieved "
               f"{np.round(seg['achieved'], 3).tolist()}")
+    if "realtime" in m:
+        r = m["realtime"]
+        lat = r["latency_ms"]
+        print(f"  real time: sim/wall {r['sim_over_wall']:.3f}, watchdog trips {r['watchdog_trips']}, deadline misses "
+              f"{r['deadline_misses']['count']} of {r['deadline_misses']['frames']}, latency p50/p99/max "
+              + ("n/a" if lat["p50"] is None else f"{lat['p50']:.2f}/{lat['p99']:.2f}/{lat['max']:.2f} ms")
+              + ", CPU " + ", ".join(f"{k} {v:.0f} %" for k, v in r["cpu_percent"].items()))
     if "estimator" in m:
         print("  estimator vs ground truth: " + ", ".join(f"{k} {v:.4g}" for k, v in m["estimator"].items() if v is not None))
     if (out / "walk.mp4").exists():

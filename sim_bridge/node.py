@@ -38,6 +38,7 @@ COMMAND_MAX_AGE_S = 0.5     # a joint command answering an older frame is stale
 PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, not applied
 PUSH_MAX_TORQUE_NM = 500.0
 PUSH_MAX_DURATION_S = 10.0
+MAX_CATCH_UP_S = 0.1        # real time: further behind the wall clock, the bridge gives the time up
 
 
 class SensorPublishers:
@@ -96,13 +97,8 @@ class SimBridgeNode(GuardedNode):
             f"robot {self.robot.name} ({self.robot.n_joints} joints, {self.robot.mass_kg:.1f} kg), "
             f"backend {self.config.backend}, {self.config.timing_mode}, "
             f"{self.config.control_rate_hz:.0f} Hz, watchdog {self.config.command_timeout_s * 1e3:.0f} ms")
-        if self.config.backend == "mujoco" and self.config.timing_mode == "realtime":
-            self._wall_timer = self.create_timer(self.config.control_period_s, self._realtime_tick,
-                                                 clock=self._wall_clock())
-
-    def _wall_clock(self):
-        from rclpy.clock import Clock as RosClock, ClockType
-        return RosClock(clock_type=ClockType.STEADY_TIME)
+        self._late_ticks = 0      # real time: ticks that ran late and were caught up
+        self._skipped_s = 0.0     # real time: wall time given up when too far behind to catch up
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: JointTrajectory) -> None:
@@ -160,6 +156,33 @@ class SimBridgeNode(GuardedNode):
             self._report_mode(self.bridge.step())
             self._report_progress()
 
+    def spin_realtime(self, executor) -> None:
+        """Real time: one control period of physics per control period of the wall clock.
+
+        Tick k is due at start + k·period (steady clock); between ticks the executor serves the
+        commands. A tick that comes late (the process was busy or descheduled) runs at once and
+        the next ones follow back to back until the schedule is caught up, so sim time keeps pace
+        with the wall clock as long as the ticks fit on average; the controllers, which read the
+        newest frame only, answer the latest. Further behind than ``MAX_CATCH_UP_S`` the bridge
+        gives that time up (the robot's world ran slow; logged with the count) rather than
+        running a burst of physics the controllers could not follow.
+        """
+        period = self.config.control_period_s
+        due = time.monotonic()
+        while running():
+            now = time.monotonic()
+            if now < due:
+                executor.spin_once(timeout_sec=due - now)
+                continue
+            behind = now - due
+            if behind > MAX_CATCH_UP_S:
+                self._skipped_s += behind
+                due = now
+            elif behind > period:
+                self._late_ticks += 1
+            self._realtime_tick()
+            due += period
+
     def spin_lockstep(self, executor) -> None:
         """Lockstep: publish the state of time t, wait for the command answering it, step.
 
@@ -199,7 +222,9 @@ class SimBridgeNode(GuardedNode):
             self._progress = (now, wall)
         elif now - self._progress[0] >= 5.0:
             rtf = (now - self._progress[0]) / max(wall - self._progress[1], 1e-9)
-            self.get_logger().info(f"t = {now:.1f} s, real-time factor {rtf:.2f}, mode {self.bridge.mode.value}")
+            late = (f", {self._late_ticks} late ticks caught up, {self._skipped_s:.3f} s of wall time given up"
+                    if self.config.timing_mode == "realtime" else "")
+            self.get_logger().info(f"t = {now:.1f} s, real-time factor {rtf:.2f}, mode {self.bridge.mode.value}{late}")
             self._progress = (now, wall)
 
     # -- hardware -----------------------------------------------------------------------------
@@ -243,6 +268,8 @@ def main() -> int:
         executor = make_executor(node)
         if node.config.backend == "mujoco" and node.config.timing_mode == "lockstep":
             node.spin_lockstep(executor)
+        elif node.config.backend == "mujoco":
+            node.spin_realtime(executor)
         else:
             spin_forever(executor)
     return run_node(SimBridgeNode, spin)

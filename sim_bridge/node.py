@@ -39,6 +39,7 @@ PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, 
 PUSH_MAX_TORQUE_NM = 500.0
 PUSH_MAX_DURATION_S = 10.0
 MAX_CATCH_UP_S = 0.1        # real time: further behind the wall clock, the bridge gives the time up
+REALTIME_START_STEADY_S = 0.5  # real time: commands without a gap this long before the robot is let go
 
 
 class SensorPublishers:
@@ -97,6 +98,9 @@ class SimBridgeNode(GuardedNode):
             f"robot {self.robot.name} ({self.robot.n_joints} joints, {self.robot.mass_kg:.1f} kg), "
             f"backend {self.config.backend}, {self.config.timing_mode}, "
             f"{self.config.control_rate_hz:.0f} Hz, watchdog {self.config.command_timeout_s * 1e3:.0f} ms")
+        self._steady_since: float | None = None  # wall time since commands have come without a gap
+        self._last_command_wall_s = 0.0
+        self._simulating = False  # real time: physics started
         self._late_ticks = 0      # real time: ticks that ran late and were caught up
         self._skipped_s = 0.0     # real time: wall time given up when too far behind to catch up
 
@@ -113,6 +117,10 @@ class SimBridgeNode(GuardedNode):
         conv.check_joint_command(command, self.robot)
         self.bridge.submit(command)
         self._commanded = True
+        now = time.monotonic()
+        if self._steady_since is None or now - self._last_command_wall_s > self.config.command_timeout_s:
+            self._steady_since = now  # a gap longer than the watchdog's: the count starts again
+        self._last_command_wall_s = now
         self._answered_ns = max(self._answered_ns, conv.stamp_to_ns(msg.header.stamp))
 
     def _on_push(self, msg: WrenchStamped) -> None:
@@ -152,9 +160,23 @@ class SimBridgeNode(GuardedNode):
     def _realtime_tick(self) -> None:
         frame = self.bridge.measure()
         self._publish_state(frame)
-        if self._commanded:  # the simulation starts with the first command
+        if not self._simulating and self._answered_steadily():
+            self._simulating = True
+            self.get_logger().info(f"commands have come without a gap for {REALTIME_START_STEADY_S:g} s: "
+                                   f"starting the simulation")
+        if self._simulating:
             self._report_mode(self.bridge.step())
             self._report_progress()
+
+    def _answered_steadily(self) -> bool:
+        """Real time starts once commands have come for ``REALTIME_START_STEADY_S`` of wall time
+        with no gap longer than the watchdog's: until then the robot hangs in its gantry (the
+        frame is re-published), as a robot is not let go before its controller runs — a
+        controller still starting up (first calls are slow) would otherwise let the watchdog damp
+        it from its first steps."""
+        now = time.monotonic()
+        return (self._steady_since is not None and now - self._last_command_wall_s <= self.config.command_timeout_s
+                and now - self._steady_since >= REALTIME_START_STEADY_S)
 
     def spin_realtime(self, executor) -> None:
         """Real time: one control period of physics per control period of the wall clock.

@@ -39,7 +39,8 @@ PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, 
 PUSH_MAX_TORQUE_NM = 500.0
 PUSH_MAX_DURATION_S = 10.0
 MAX_CATCH_UP_S = 0.1        # real time: further behind the wall clock, the bridge gives the time up
-REALTIME_START_STEADY_S = 0.5  # real time: commands without a gap this long before the robot is let go
+REALTIME_START_STEADY_S = 0.5  # real time: commands for this long before the robot is let go…
+REALTIME_START_MAX_GAP_S = 0.1  # …with no pause longer than this
 
 
 class SensorPublishers:
@@ -118,8 +119,8 @@ class SimBridgeNode(GuardedNode):
         self.bridge.submit(command)
         self._commanded = True
         now = time.monotonic()
-        if self._steady_since is None or now - self._last_command_wall_s > self.config.command_timeout_s:
-            self._steady_since = now  # a gap longer than the watchdog's: the count starts again
+        if self._steady_since is None or now - self._last_command_wall_s > REALTIME_START_MAX_GAP_S:
+            self._steady_since = now  # the controller stopped answering: the count starts again
         self._last_command_wall_s = now
         self._answered_ns = max(self._answered_ns, conv.stamp_to_ns(msg.header.stamp))
 
@@ -170,10 +171,11 @@ class SimBridgeNode(GuardedNode):
 
     def _answered_steadily(self) -> bool:
         """Real time starts once commands have come for ``REALTIME_START_STEADY_S`` of wall time
-        with no gap longer than the watchdog's: until then the robot hangs in its gantry (the
-        frame is re-published), as a robot is not let go before its controller runs — a
-        controller still starting up (first calls are slow) would otherwise let the watchdog damp
-        it from its first steps."""
+        (no pause over ``REALTIME_START_MAX_GAP_S``) and the latest within the watchdog's timeout:
+        until then the robot hangs in its gantry (the frame is re-published), as a robot is not
+        let go before its controller runs — a controller still starting up (its first calls are
+        slow) would otherwise let the watchdog damp it from its first steps. (Requiring no gap over
+        the watchdog's 20 ms could hold the robot for minutes on a loaded machine.)"""
         now = time.monotonic()
         return (self._steady_since is not None and now - self._last_command_wall_s <= self.config.command_timeout_s
                 and now - self._steady_since >= REALTIME_START_STEADY_S)

@@ -268,7 +268,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     wall_limit_s = 120.0 + 40.0 * scenario.duration_s
     started = time.monotonic()
     first_clock: tuple[float, float] | None = None
-    window: list = [None, None]  # (sim time, wall time, process CPU seconds) at the scenario's start and end
+    window: list = [None, None]  # (sim time, wall time, process CPU seconds) at the simulation's start and the end
     next_report = 5.0
     try:
         while recorder.scenario_time_s < scenario.duration_s:
@@ -280,7 +280,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
             recorder.spin_once()
             if first_clock is None and recorder.sim_time_s > 0:
                 first_clock = (recorder.sim_time_s, time.monotonic())
-            if window[0] is None and recorder.scenario_time_s >= 0.0:
+            if window[0] is None and recorder.sim_time_s > 0.0:  # from the simulation's start
                 window[0] = (recorder.sim_time_s, time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
             if recorder.odom:
                 z = recorder.odom[max(recorder.odom)].pose.pose.position.z

@@ -157,6 +157,13 @@ def stamp_age_error(stamp: Time, now_s: float, max_age_s: float, max_lead_s: flo
     return None
 
 
+def outside_joint_range(angles_rad, lower_rad, upper_rad) -> np.ndarray:
+    """Mask of the angles further than JOINT_RANGE_MARGIN_RAD outside their joints' [lower, upper]
+    (arrays that broadcast: (N,) per joint, or (rows, N))."""
+    angles = np.asarray(angles_rad)
+    return (angles < np.asarray(lower_rad) - JOINT_RANGE_MARGIN_RAD) | (angles > np.asarray(upper_rad) + JOINT_RANGE_MARGIN_RAD)
+
+
 def check_joint_state(msg: JointState, joint_index: dict[str, int], lower_rad, upper_rad) -> None:
     """A robot joint state: known unique names, one finite position (within the joint's range
     ± JOINT_RANGE_MARGIN_RAD) and velocity per name, efforts empty or one per name."""
@@ -167,8 +174,7 @@ def check_joint_state(msg: JointState, joint_index: dict[str, int], lower_rad, u
     _check_length(msg.effort, n, "effort", allow_empty=True)
     position = finite_within(msg.position, 1e3, "position")
     index = np.array([joint_index[name] for name in msg.name], dtype=int)
-    outside = (position < np.asarray(lower_rad)[index] - JOINT_RANGE_MARGIN_RAD) | \
-              (position > np.asarray(upper_rad)[index] + JOINT_RANGE_MARGIN_RAD)
+    outside = outside_joint_range(position, np.asarray(lower_rad)[index], np.asarray(upper_rad)[index])
     if outside.any():
         k = int(np.flatnonzero(outside)[0])
         raise ValueError(f"position[{k}] ({msg.name[k]}): {position[k]:.3g} rad outside the joint's range")
@@ -235,8 +241,8 @@ def odometry_check(robot):
 
 
 def upper_body_check(robot):
-    """``check(msg)`` for ``/gait/upper_body`` (and ``/reach/arm_trajectory``) of ``robot``: its
-    joints, one finite angle within the joint's range per joint and point, increasing times."""
+    """``check(msg)`` for ``/reach/arm_trajectory`` of ``robot``: its joints, one finite angle
+    within the joint's range per joint and point, increasing times."""
     def check(msg: JointTrajectory) -> None:
         if msg.joint_names:  # a robot without upper-body joints gets an empty trajectory
             check_names(list(msg.joint_names), robot.joint_index, "joint_names")
@@ -245,9 +251,7 @@ def upper_body_check(robot):
             raise ValueError(f"points: every point needs {len(msg.joint_names)} positions")
         angles = finite_within([list(p.positions) for p in msg.points], 2 * math.pi, "points[].positions")
         index = np.array([robot.joint_index[n] for n in msg.joint_names], dtype=int)
-        low = robot.position_lower_rad[index] - JOINT_RANGE_MARGIN_RAD
-        high = robot.position_upper_rad[index] + JOINT_RANGE_MARGIN_RAD
-        if np.any((angles < low) | (angles > high)):
+        if np.any(outside_joint_range(angles, robot.position_lower_rad[index], robot.position_upper_rad[index])):
             raise ValueError("points[].positions: an angle outside its joint's range")
     return check
 
@@ -420,8 +424,7 @@ def check_joint_command(command: JointCommand, robot) -> None:
         check_names(list(command.joint_names), robot.joint_index, "joint_names")
         index = np.array([robot.joint_index[n] for n in command.joint_names], dtype=int)
         position = finite_within(command.position_rad, 1e3, "points[0].positions")
-        if np.any((position < robot.position_lower_rad[index] - JOINT_RANGE_MARGIN_RAD) |
-                  (position > robot.position_upper_rad[index] + JOINT_RANGE_MARGIN_RAD)):
+        if np.any(outside_joint_range(position, robot.position_lower_rad[index], robot.position_upper_rad[index])):
             raise ValueError("points[0].positions: a setpoint outside its joint's range")
         finite_within(command.velocity_rad_s, MAX_JOINT_SPEED_RAD_S, "points[0].velocities")
         finite_within(command.effort_nm, MAX_WRENCH, "points[0].effort")
@@ -657,8 +660,7 @@ def gait_reference_from_message(msg: Float64MultiArray, robot) -> GaitReference:
     upper = finite_within(rows[:, fixed:], 2 * math.pi, "data (upper-body joints)")
     if names:
         index = np.array([robot.joint_index[n] for n in names], dtype=int)
-        if np.any((upper < robot.position_lower_rad[index] - JOINT_RANGE_MARGIN_RAD)
-                  | (upper > robot.position_upper_rad[index] + JOINT_RANGE_MARGIN_RAD)):
+        if np.any(outside_joint_range(upper, robot.position_lower_rad[index], robot.position_upper_rad[index])):
             raise ValueError("data: an upper-body angle outside its joint's range")
     return GaitReference(
         stamp_s=float(times[0]), times_s=times - times[0], body=values[:, 1:4], pelvis_height_m=values[:, 4],

@@ -56,6 +56,18 @@ def test_static_standing_contact_forces_balance_gravity(robot):
     assert left == pytest.approx(right, rel=1e-3)
 
 
+def dynamics_terms(wbc, q, v, out) -> tuple[np.ndarray, np.ndarray]:
+    """M v̇ + h and Σ J_pᵀ f (nv each) for a solve's answer at (q, v): equal but for Sᵀτ."""
+    wbc._update(q, v)
+    generalized = wbc.data.M @ out.acceleration + wbc.data.nle
+    contact = np.zeros(wbc.nv)
+    for side, forces in out.contact_forces_n.items():
+        pose, jac, _, _ = wbc._frame(wbc.sole_frames[side])
+        for corner, force in zip(wbc.corners_sole, forces):
+            contact += point_jacobian(pose.rotation, jac, corner).T @ force
+    return generalized, contact
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_cones_unilateral_contact_and_torque_limits_hold(robot, seed):
     rng = np.random.default_rng(seed)
@@ -77,13 +89,7 @@ def test_cones_unilateral_contact_and_torque_limits_hold(robot, seed):
         assert np.all(np.abs(forces[:, :2]) <= mu * forces[:, 2:3] + 1e-6)
     assert np.all(np.abs(out.torque_nm) <= robot.torque_limit_nm + 1e-6)
     # The torques are what the dynamics need: M v̇ + h = Sᵀτ + Σ J_pᵀ f.
-    wbc._update(q, v)
-    generalized = wbc.data.M @ out.acceleration + wbc.data.nle
-    contact = np.zeros(wbc.nv)
-    for side, forces in out.contact_forces_n.items():
-        pose, jac, _, _ = wbc._frame(wbc.sole_frames[side])
-        for corner, force in zip(wbc.corners_sole, forces):
-            contact += point_jacobian(pose.rotation, jac, corner).T @ force
+    generalized, contact = dynamics_terms(wbc, q, v, out)
     np.testing.assert_allclose(generalized[:6], contact[:6], atol=1e-5 * robot.mass_kg * GRAVITY)
     np.testing.assert_allclose(generalized[6:] - contact[6:], out.torque_nm, atol=1e-4)
 
@@ -106,13 +112,7 @@ def test_binding_torque_limits_are_solved_with_their_rows(robot):
     assert out.status == "ok", out.status
     assert np.all(np.abs(out.torque_nm) <= wbc.torque_limit_nm + 1e-6)
     assert np.min(np.abs(np.abs(out.torque_nm[binding]) - wbc.torque_limit_nm[binding])) < 1e-6  # one is active
-    wbc._update(q, v)
-    generalized = wbc.data.M @ out.acceleration + wbc.data.nle
-    contact = np.zeros(wbc.nv)
-    for side, forces in out.contact_forces_n.items():
-        pose, jac, _, _ = wbc._frame(wbc.sole_frames[side])
-        for corner, force in zip(wbc.corners_sole, forces):
-            contact += point_jacobian(pose.rotation, jac, corner).T @ force
+    generalized, contact = dynamics_terms(wbc, q, v, out)
     np.testing.assert_allclose(generalized[6:] - contact[6:], out.torque_nm, atol=1e-4)
 
 

@@ -156,11 +156,7 @@ class GuardedNode(Node):
         (not checked before the clock runs: sim time before the first /clock)."""
         def checked(msg):
             if max_age_s is not None:
-                now_s = self.get_clock().now().nanoseconds * 1e-9
-                if now_s > 0.0:
-                    error = conv.stamp_age_error(msg.header.stamp, now_s, max_age_s, max_lead_s)
-                    if error is not None:
-                        raise ValueError(error)
+                self.check_stamp_age(msg.header.stamp, max_age_s, max_lead_s)
             if check is not None:
                 check(msg)
             callback(msg)
@@ -176,13 +172,20 @@ class GuardedNode(Node):
         def decoded(msg):
             value = decode(msg)
             if max_age_s is not None:
-                now_s = self.get_clock().now().nanoseconds * 1e-9
-                if now_s > 0.0:
-                    error = conv.stamp_age_error(conv.seconds_to_stamp(stamp_s_of(value)), now_s, max_age_s, max_lead_s)
-                    if error is not None:
-                        raise ValueError(error.replace("header.stamp", "stamp (first row's t_s)"))
+                self.check_stamp_age(conv.seconds_to_stamp(stamp_s_of(value)), max_age_s, max_lead_s,
+                                     field="stamp (first row's t_s)")
             callback(value)
         return self.create_subscription(msg_type, topic, decoded, qos_profile)
+
+    def check_stamp_age(self, stamp, max_age_s: float, max_lead_s: float, field: str = "header.stamp") -> None:
+        """ValueError naming ``field`` when ``stamp`` is older than ``max_age_s`` or more than
+        ``max_lead_s`` ahead of this node's clock (nothing before the clock runs: sim time before
+        the first /clock)."""
+        now_s = self.get_clock().now().nanoseconds * 1e-9
+        if now_s > 0.0:
+            error = conv.stamp_age_error(stamp, now_s, max_age_s, max_lead_s)
+            if error is not None:
+                raise ValueError(error.replace("header.stamp", field))
 
 
 def _ros_value(value):
@@ -292,11 +295,7 @@ class LatestReader:
         if newest is not None:
             try:
                 if self._max_age_s is not None:
-                    now_s = self._owner.get_clock().now().nanoseconds * 1e-9
-                    if now_s > 0.0:
-                        error = conv.stamp_age_error(newest.header.stamp, now_s, self._max_age_s, self._max_lead_s)
-                        if error is not None:
-                            raise ValueError(error)
+                    self._owner.check_stamp_age(newest.header.stamp, self._max_age_s, self._max_lead_s)
                 if self._check is not None:
                     self._check(newest)
                 self._latest = newest
@@ -305,11 +304,12 @@ class LatestReader:
         return self._latest
 
 
-def make_executor(node: Node):
-    """The events executor (half the latency and CPU of the default one) serving ``node``."""
+def make_executor(*nodes: Node):
+    """The events executor (half the latency and CPU of the default one) serving ``nodes``."""
     from rclpy.experimental import EventsExecutor
     executor = EventsExecutor()
-    executor.add_node(node)
+    for node in nodes:
+        executor.add_node(node)
     return executor
 
 
@@ -338,13 +338,7 @@ def run_node(make_node: Callable[[], Node], spin: Callable[[Node], None] | None 
 def run_nodes(make_nodes: Callable[[], list[Node]]) -> int:
     """Create several nodes in this process and spin them with one executor (composition: every
     node keeps its name, parameters and topics); errors as :func:`run_node`."""
-    def spin(nodes: list[Node]) -> None:
-        from rclpy.experimental import EventsExecutor
-        executor = EventsExecutor()
-        for node in nodes:
-            executor.add_node(node)
-        spin_forever(executor)
-    return _run(make_nodes, spin)
+    return _run(make_nodes, lambda nodes: spin_forever(make_executor(*nodes)))
 
 
 def _run(make_nodes: Callable[[], list[Node]], spin: Callable[[list[Node]], None]) -> int:

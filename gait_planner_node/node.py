@@ -192,7 +192,8 @@ class GaitPlannerNode(GuardedNode):
             self.planner.set_command(np.zeros(3))
         self.planner.step(min(dt, 0.1))
         reference = self.planner.reference()
-        if not _finite(reference):
+        contract = gait_reference(reference, now)
+        if not contract.finite():
             # A failed plan: publish nothing; the controllers' stale-reference fallback holds the robot.
             self._log_error(f"non-finite reference (command {self.planner.command.tolist()}): not published")
             return
@@ -202,7 +203,6 @@ class GaitPlannerNode(GuardedNode):
                 self.get_logger().warning(f"{reason}: planning again from where it stands")
                 self._start_planner()
                 return
-        contract = gait_reference(reference, now)
         self._pub_reference.publish(conv.gait_reference_message(contract))
         for listener in self._listeners:
             listener(contract)
@@ -239,12 +239,6 @@ class GaitPlannerNode(GuardedNode):
             m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in reference.foot_position_m[side]]
             markers.append(m)
         return MarkerArray(markers=markers)
-
-
-def _finite(reference) -> bool:
-    arrays = [reference.pelvis_height_m, reference.pelvis_quat_wxyz, reference.upper_joints_rad, reference.body,
-              *reference.foot_position_m.values(), *reference.foot_quat_wxyz.values()]
-    return all(bool(np.all(np.isfinite(a))) for a in arrays)
 
 
 def main() -> int:

@@ -1,8 +1,8 @@
 """In-process walking stack: gait planner → CoM MPC → walking WBC, wired without ROS.
 
 The same cores the nodes wrap (:class:`GaitPlanner`, :class:`mpc_node.planning.ComPlanner`,
-:class:`wbc_node.walking.WalkingWbc`), at the same rates: planner and MPC every
-``planner_period_s`` (125 Hz), WBC at every control tick (500 Hz). The base state comes from a
+:class:`wbc_node.walking.WalkingWbc`), at the same rates (:mod:`biped_common.rates`): planner
+and MPC every ``planner_period_s`` (62.5 Hz), WBC at every control tick (250 Hz). The base state comes from a
 ``state_source`` callable: the simulator's ground truth, or :class:`EstimatorInTheLoop` (the state
 estimator fed every sensor frame, as its node is over DDS). Messages from the cores go to ``log``
 with the sim time, each distinct one at most once per second of sim time. :func:`run_walk` walks a
@@ -19,6 +19,7 @@ from typing import Callable
 import mujoco
 import numpy as np
 
+from biped_common.rates import CONTROL_RATE_HZ, FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
 from biped_common.repeat_filter import RepeatFilter
 from biped_common.robot_model import RobotModel
 from biped_common.rotations import quat_to_matrix
@@ -34,7 +35,6 @@ from sim_bridge.bridge import BridgeConfig
 from state_estimator_node.estimator import StateEstimator
 from wbc_node.walking import WalkingWbc
 
-FOLLOW_CHECK_EVERY_REPLANS = 5  # 25 Hz at 125 Hz, as the planner node's follow_check_hz
 STATE_SOURCES = ("ground_truth", "estimator")
 
 
@@ -79,7 +79,7 @@ class WalkingController:
     """Answers each sensor frame with a joint command that walks the planner's reference."""
 
     def __init__(self, robot: RobotModel, style: Style, state_source: Callable[[SensorFrame], BaseState | None],
-                 control_period_s: float = 0.002, planner_period_s: float = 0.008,
+                 control_period_s: float = 1.0 / CONTROL_RATE_HZ, planner_period_s: float = 1.0 / PLANNING_RATE_HZ,
                  log: Callable[[str], None] = print, start: Pose2 = Pose2(0.0, 0.0, 0.0)):
         self.robot = robot
         self.state_source = state_source
@@ -91,6 +91,7 @@ class WalkingController:
         self.wbc = WalkingWbc(robot, control_period_s=control_period_s, log=self._log)
         self._planner_time_s: float | None = None
         self._follow_watch = FollowWatch()  # as the planner node: re-plan when the robot stopped following
+        self._follow_every_replans = max(1, round(1.0 / (planner_period_s * FOLLOW_CHECK_HZ)))
         self._replans = 0
         self.log = WalkingLog()
 
@@ -109,7 +110,7 @@ class WalkingController:
         self._planner_time_s = now_s
         reference = self.planner.reference()
         self._replans += 1
-        if self._replans % FOLLOW_CHECK_EVERY_REPLANS == 0:
+        if self._replans % self._follow_every_replans == 0:
             soles = {side: SolePose(*pose) for side, pose in self.robot.sole_poses(q).items()}
             if (reason := self._follow_watch.left_the_plan(reference, soles)) is not None:
                 self._log(f"planner: {reason}: planning again from where it stands")
@@ -172,7 +173,8 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     else:
         def base_state(frame: SensorFrame) -> BaseState:
             return sim.backend.ground_truth()
-    controller = WalkingController(sim.robot, load_style(style), base_state, log=progress)
+    controller = WalkingController(sim.robot, load_style(style), base_state,
+                                   control_period_s=sim.config.control_period_s, log=progress)
     sim.controller = controller
     model, data = sim.backend.model, sim.backend.data
     sole_sites = {side: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f.sole_site)

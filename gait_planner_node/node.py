@@ -35,6 +35,7 @@ from visualization_msgs.msg import Marker, MarkerArray
 from biped_common import conversions as conv
 from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
+from biped_common.rates import FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
 from biped_common.gait_reference import GaitReference
 from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
@@ -52,7 +53,7 @@ class GaitNodeConfig:
 
     robot: str = "humanoid"
     style: str = "neutral"           # shipped style name or path of a style file
-    rate_hz: float = 125.0
+    rate_hz: float = PLANNING_RATE_HZ
     cmd_vel_timeout_s: float = 0.5
     preview_horizon_s: float = 2.0
     preview_dt_s: float = 0.04
@@ -60,7 +61,7 @@ class GaitNodeConfig:
     state_source: str = "estimator"  # where the robot is at start: estimator (/odom) | ground_truth
     anchor_timeout_s: float = 15.0   # wall time to wait for it before planning from the origin
                                      # (long: a restart under load may take seconds to discover /odom)
-    follow_check_hz: float = 25.0    # how often the measured soles are compared with the plan
+    follow_check_hz: float = FOLLOW_CHECK_HZ  # how often the measured soles are compared with the plan
 
     def __post_init__(self):
         for name, low, high in (("rate_hz", 1.0, 1000.0), ("cmd_vel_timeout_s", 0.01, 10.0),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from biped_common.errors import ConfigError
+from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.state import JointCommand, Push, SensorFrame
 from sim_bridge.backend import Backend
 from sim_bridge.commands import CommandArbiter, CommandMode
@@ -22,14 +23,14 @@ BACKENDS = ("mujoco", "ros2_control")
 COMMAND_INTERFACES = ("effort", "position")
 
 
-# Realistic sensor levels (per 500 Hz sample) for the estimator work:
+# Realistic sensor levels (per sample; the IMU's own filter bandwidth sets them) for the estimator work:
 # - gyro: Bosch BMI088 class, noise density 0.014 °/s/√Hz over a ≈ 230 Hz bandwidth → 0.21 °/s
 #   = 0.0037 rad/s per sample; residual bias after a standstill calibration ≈ 0.05 °/s.
 # - accelerometer: BMI088, 175 µg/√Hz over ≈ 230 Hz → 0.026 m/s² per sample; residual bias after
 #   calibration ≈ 2 mg = 0.02 m/s².
 # - IMU orientation output (not used by the estimator): 0.5° noise, 1° bias.
 # - joints: 14-bit absolute encoders (3.8e-4 rad resolution) → 1e-4 rad; velocity by
-#   differentiation at 500 Hz → 0.02 rad/s.
+#   differentiation in the drive, filtered → 0.02 rad/s.
 MEMS_SENSORS = dict(gyro_std_rad_s=0.0037, gyro_bias_rad_s=(0.0009, -0.0007, 0.0009),
                     accel_std_m_s2=0.026, accel_bias_m_s2=(0.02, -0.015, 0.02),
                     orientation_std_rad=0.0087, orientation_bias_rad=(0.0175, 0.0, 0.0),
@@ -43,7 +44,7 @@ class BridgeConfig:
     robot: str = "humanoid"
     backend: str = "mujoco"              # mujoco | ros2_control
     timing_mode: str = "lockstep"        # lockstep | realtime (see README, "Timing")
-    control_rate_hz: float = 500.0       # sensor publication / command period
+    control_rate_hz: float = CONTROL_RATE_HZ  # sensor publication / command period
     command_timeout_s: float = 0.02      # sim-time age after which the joints damp
     lockstep_timeout_s: float = 0.5      # wall time to wait for a step's command, once commands flow
     publish_ground_truth: bool = True

@@ -36,6 +36,7 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common.config import bounded
+from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import quat_normalize, quats_yaw, rpy_to_matrix
 from biped_common.small_math import all_finite, cross3, norm3
@@ -119,6 +120,7 @@ class StateEstimator:
         self._q_relative = pin.neutral(self.model)
         self._v_relative = np.zeros(self.model.nv)
         self._transition: tuple[float, np.ndarray, np.ndarray] | None = None  # (dt, F, Q) of _predict
+        self._frame_period_s = 1.0 / CONTROL_RATE_HZ  # the last interval between frames
 
     # -- public --------------------------------------------------------------------------------
     def update(self, frame: SensorFrame) -> BaseState | None:
@@ -131,6 +133,8 @@ class StateEstimator:
             warn(f"frame at {frame.stamp_s:.4f} s is older than the last one ({self._stamp_s:.4f} s): refused")
             return self.state()
         dt = 0.0 if self._stamp_s is None else frame.stamp_s - self._stamp_s
+        if 0.0 < dt <= self.config.max_dt_s:
+            self._frame_period_s = dt
         self._stamp_s = frame.stamp_s
         gyro, accel = frame.imu.angular_velocity_rad_s, frame.imu.linear_acceleration_m_s2
         imu_ok = all_finite(gyro, accel)
@@ -177,7 +181,8 @@ class StateEstimator:
         """6×6 covariance of (linear velocity [world], angular velocity [base])."""
         cov = np.zeros((6, 6))
         cov[:3, :3] = self.covariance[3:, 3:]
-        cov[3:, 3:] = self.attitude.covariance[3:, 3:] + np.eye(3) * self.attitude.noise.gyro_noise_density**2 * 500.0
+        # A sample's white gyro noise: density² over the sampling rate's bandwidth.
+        cov[3:, 3:] = self.attitude.covariance[3:, 3:] + np.eye(3) * self.attitude.noise.gyro_noise_density**2 / self._frame_period_s
         return cov
 
     # -- steps ---------------------------------------------------------------------------------
@@ -220,7 +225,9 @@ class StateEstimator:
         """F and Q of the constant-acceleration model over ``dt`` [s]: p += v dt, with the
         accelerometer's noise entering as G = (dt²/2 I; dt I); kept for the last dt (frames come
         at one period, so they are built once)."""
-        if self._transition is None or self._transition[0] != dt:
+        # Equal periods differ in the last bits of their stamps (sums of physics steps; wall-clock
+        # seconds since the epoch resolve 0.2 µs): a microsecond is nothing to this model.
+        if self._transition is None or abs(self._transition[0] - dt) > 1e-6:
             f = np.eye(6)
             f[:3, 3:] = np.eye(3) * dt
             g = np.vstack([0.5 * dt * dt * np.eye(3), dt * np.eye(3)])

@@ -20,6 +20,7 @@ import numpy as np
 
 from biped_common.com_plan import ComPlan
 from biped_common.gait_reference import GaitReference
+from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.robot_model import RobotModel
 from biped_common.state import JointCommand, SensorFrame
 from biped_common.joint_trajectory import TimedJointTrajectory
@@ -29,6 +30,7 @@ from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
 
 FINITE_DIFFERENCE_S = 0.004
+MAX_CONTROL_PERIOD_S = 0.02  # a longer gap between frames is a gap, not the rate
 MAX_REFERENCE_AGE_S = 0.25   # a gait reference older than this is stale (the planner stopped)
 MAX_PLAN_AGE_S = 0.5         # a CoM plan older than this is stale (the MPC stopped or keeps failing)
 STAND_START_MAX_SPEED_M_S = 0.05  # faster than this, a WBC without inputs does not answer (see command)
@@ -37,12 +39,13 @@ STAND_START_MAX_SPEED_M_S = 0.05  # faster than this, a WBC without inputs does 
 class WalkingWbc:
     """Tracks the gait reference and CoM plan it was last given."""
 
-    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, control_period_s: float = 0.002,
+    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, control_period_s: float = 1.0 / CONTROL_RATE_HZ,
                  log: Callable[[str], None] = print):
         self.robot = robot
         self.wbc = WholeBodyController(robot, gains)
         self.stand = StandController(robot)
-        self.control_period_s = control_period_s
+        self.control_period_s = control_period_s  # until frames show the period they come at
+        self._last_frame_s: float | None = None
         self._log = log
         self._arrays: ReferenceTable | None = None
         self._arrays_stamp_s = 0.0
@@ -95,6 +98,14 @@ class WalkingWbc:
     def set_plan(self, plan: ComPlan) -> None:
         self.plan = plan
 
+    def _measure_period(self, now_s: float) -> None:
+        """The period the setpoints are integrated over: the time since the previous frame, when
+        that looks like a control period (not a gap or a restart) — the node does not know the
+        rate the robot sends frames at."""
+        if self._last_frame_s is not None and 0.0 < now_s - self._last_frame_s <= MAX_CONTROL_PERIOD_S:
+            self.control_period_s = now_s - self._last_frame_s
+        self._last_frame_s = now_s
+
     @property
     def ready(self) -> bool:
         return self._arrays is not None and self.plan is not None
@@ -103,6 +114,7 @@ class WalkingWbc:
         """The command answering ``frame`` for Pinocchio state (q, v); None (no answer: the
         bridge's watchdog damps) while there are no inputs yet and the robot is moving."""
         now = frame.stamp_s
+        self._measure_period(now)
         self.last_output = None
         if not self.ready:
             self.fallback_reason = "no gait reference or CoM plan yet"

@@ -5,6 +5,7 @@ import rclpy
 from rclpy.parameter import Parameter
 
 from biped_common.errors import ConfigError
+from biped_common.rates import PLANNING_RATE_HZ
 from biped_common.ros_node_tools import GuardedNode, RefusalLog, RepeatFilter, declare_config
 from sim_bridge.bridge import BridgeConfig
 
@@ -113,13 +114,13 @@ def test_parameters_are_read_only_unless_live_and_live_ones_are_validated(make_n
         applied.append(value)
         return (False, "no such style") if value == "missing" else (True, "")
     config = declare_config(node, GaitNodeConfig, live={"style": apply_style})
-    assert config.rate_hz == 125.0
+    assert config.rate_hz == PLANNING_RATE_HZ
     results = node.set_parameters([Parameter("rate_hz", value=-5.0), Parameter("style", value=7),
                                    Parameter("style", value="missing"), Parameter("style", value="bouncy")])
     assert [r.successful for r in results] == [False, False, False, True]
     assert "read-only" in results[0].reason and "expected a str" in results[1].reason
     assert results[2].reason == "no such style"
-    assert node.get_parameter("rate_hz").value == 125.0 and node.get_parameter("style").value == "bouncy"
+    assert node.get_parameter("rate_hz").value == PLANNING_RATE_HZ and node.get_parameter("style").value == "bouncy"
     assert applied == ["missing", "bouncy"]  # a wrong type never reaches the node's handler
 
 

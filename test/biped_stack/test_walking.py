@@ -55,7 +55,7 @@ def standing_controller(robot="humanoid"):
 
 
 def run_standing(sim, seconds):
-    heights = [sim.step().ground_truth.position_m[2] for _ in range(int(seconds / 0.002))]
+    heights = [sim.step().ground_truth.position_m[2] for _ in range(int(seconds / sim.config.control_period_s))]
     assert not sim.backend.body_contacts_other_than_feet()
     return min(heights)
 
@@ -161,13 +161,13 @@ def test_a_controller_outage_mid_walk_stops_the_robot_in_place_and_it_walks_on(d
             replan(now, q, v)
     controller._replan = outage_replan
     controller.set_command([0.2, 0.0, 0.0])
-    for _ in range(int(3.21 / 0.002)):
+    for _ in range(int(3.21 / sim.config.control_period_s)):
         sim.step()
     dead["now"] = True
     if dies == "mpc":
         controller.com_planner.update = lambda *args: None
     yaw_before = quats_yaw(sim.backend.ground_truth().orientation_wxyz)
-    low = min(sim.step().ground_truth.position_m[2] for _ in range(int(1.2 / 0.002)))
+    low = min(sim.step().ground_truth.position_m[2] for _ in range(int(1.2 / sim.config.control_period_s)))
     dead["now"] = False
     held = sim.backend.ground_truth()
     assert np.hypot(*held.linear_velocity_world_m_s[:2]) < 0.05, "not standing still after the outage"
@@ -202,13 +202,13 @@ def test_an_estimator_restarted_mid_walk_from_the_planned_pelvis_keeps_the_robot
                                    log=lambda m: None)
     sim.controller = controller
     controller.set_command([0.2, 0.0, 0.0])
-    for _ in range(int(3.0 / 0.002)):
+    for _ in range(int(3.0 / sim.config.control_period_s)):
         sim.step()
     body, x0 = controller.planner.body, sim.backend.ground_truth().position_m[0]
     box["estimator"] = StateEstimator(sim.robot, initial_xy_m=(body.x, body.y),
                                       initial_quat_wxyz=controller.planner.reference().pelvis_quat_wxyz[0])
     worst = 0.0
-    for _ in range(int(3.0 / 0.002)):
+    for _ in range(int(3.0 / sim.config.control_period_s)):
         record = sim.step()
         estimate = box["estimator"].state()
         worst = max(worst, float(np.hypot(*(estimate.position_m[:2] - record.ground_truth.position_m[:2]))))

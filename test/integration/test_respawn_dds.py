@@ -13,12 +13,13 @@ import signal
 import pytest
 
 from biped_common import conversions as conv
+from biped_common.rates import CONTROL_RATE_HZ
 from test_fuzz_dds import Stack
 
 pytestmark = pytest.mark.dds
 
 WATCHDOG_S = 0.02      # the bridge's command_timeout_s
-STEP_S = 0.002         # one control period: the mode is reported at the step that sees it, and the
+STEP_S = 1.0 / CONTROL_RATE_HZ  # one control period: the mode is reported at the step that sees it, and the
                        # controller may publish a step between the probe's check and the kill
 
 

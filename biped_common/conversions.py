@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import array
 import math
+import struct
+from dataclasses import fields as dataclass_fields
 from typing import Sequence
 
 import numpy as np
@@ -276,6 +278,17 @@ def seconds_to_stamp(seconds: float) -> Time:
 def stamp_to_ns(stamp: Time) -> int:
     """Integer nanoseconds of a stamp (exact; use it to pair messages)."""
     return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+def serialized_stamp_ns(serialized: bytes) -> int:
+    """The leading stamp [ns] of a serialized message whose first field is a stamp (a
+    ``std_msgs/Header``'s, or ``rosgraph_msgs/Clock``'s): CDR puts a 4-byte encapsulation header
+    (byte 1: 1 little-endian, 0 big-endian) before int32 ``sec`` and uint32 ``nanosec``. For a
+    recorder that keeps messages serialized and must not deserialize each at 250 Hz."""
+    if len(serialized) < 12 or serialized[0] != 0 or serialized[1] not in (0, 1):
+        raise ValueError("not a CDR-serialized message with a leading stamp")
+    sec, nanosec = struct.unpack_from("<iI" if serialized[1] else ">iI", serialized, 4)
+    return sec * 1_000_000_000 + nanosec
 
 
 def stamp_to_seconds(stamp: Time) -> float:
@@ -526,6 +539,34 @@ def timing_from_status(msg: DiagnosticArray) -> dict[str, dict[str, float]]:
         except (KeyError, ValueError):
             continue
     return out
+
+
+REALTIME_STATUS = "sim_bridge/realtime"
+
+
+def realtime_status_message(stamp_s: float, summary) -> DiagnosticArray:
+    """The real-time bridge's deadline tally (a :class:`sim_bridge.realtime_monitor.RealtimeSummary`)
+    as ``diagnostic_msgs/DiagnosticArray``: one status named ``sim_bridge/realtime``, one key per
+    field; WARN when a frame missed its deadline or the watchdog fired."""
+    values = {f.name: repr(getattr(summary, f.name)) for f in dataclass_fields(summary)}
+    bad = summary.deadline_misses > 0 or summary.watchdog_trips > 0
+    status = DiagnosticStatus(level=DiagnosticStatus.WARN if bad else DiagnosticStatus.OK, name=REALTIME_STATUS,
+                              message="realtime", hardware_id="sim_bridge",
+                              values=[KeyValue(key=k, value=v) for k, v in values.items()])
+    msg = DiagnosticArray(status=[status])
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    return msg
+
+
+def realtime_from_status(msg: DiagnosticArray) -> dict[str, float] | None:
+    """The fields of a :func:`realtime_status_message` in ``msg`` (numbers), or None."""
+    for status in msg.status:
+        if status.name == REALTIME_STATUS:
+            try:
+                return {kv.key: float(kv.value) for kv in status.values}
+            except ValueError:
+                return None
+    return None
 
 
 # -- ros2_control forward command controllers --------------------------------------------------

@@ -5,7 +5,8 @@ Supported subset of the ROS 2 XML launch format (what biped_stack's launch files
 args), ``<include file>`` with ``<arg name value>``, ``<node pkg exec name namespace output args
 on_exit respawn respawn_delay respawn_max_retries>`` with ``<param name value>``, ``<param from="file.yaml">`` and ``<remap from to>``;
 ``if`` and ``unless`` on nodes, includes and groups; substitutions ``$(var NAME)``,
-``$(find-pkg-share PKG)``, ``$(env NAME [DEFAULT])``. Anything else is an error naming it, so a
+``$(find-pkg-share PKG)``, ``$(env NAME [DEFAULT])``, ``$(equals A B)`` (``true``/``false``, booleans and
+numbers compared as ``ros2 launch`` does). Anything else is an error naming it, so a
 launch file never half-runs.
 
 Each node runs in its own process, found as ``ros2 launch`` finds it (``<prefix>/lib/<pkg>/<exec>``
@@ -23,6 +24,7 @@ with that node's code, so scripts and tests see the failure.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import signal
@@ -89,11 +91,12 @@ def package_share(package: str) -> Path:
         raise LaunchError(str(exc)) from exc
 
 
-_SUBSTITUTION = re.compile(r"\$\(([a-z-]+)((?:\s+[^)\s]+)*)\s*\)")
+_SUBSTITUTION = re.compile(r"\$\(([a-z-]+)((?:\s+[^()\s]+)*)\s*\)")  # no ( ) in arguments: innermost first
 
 
 def substitute(text: str, args: dict[str, str]) -> str:
-    """Resolve ``$(var …)``, ``$(find-pkg-share …)`` and ``$(env …)`` in ``text``."""
+    """Resolve ``$(var …)``, ``$(find-pkg-share …)``, ``$(env …)`` and ``$(equals …)`` in ``text``
+    (innermost first, so ``$(equals $(var a) b)`` works)."""
     def one(match: re.Match) -> str:
         kind, params = match.group(1), match.group(2).split()
         if kind == "var":
@@ -108,11 +111,25 @@ def substitute(text: str, args: dict[str, str]) -> str:
             if value is None:
                 raise LaunchError(f"$(env {params[0]}): environment variable not set")
             return value
+        if kind == "equals" and len(params) == 2:
+            return "true" if _equal(*params) else "false"
         raise LaunchError(f"unsupported substitution $({kind}{match.group(2)})")
     previous = None
     while previous != text:  # substitutions may produce substitutions
         previous, text = text, _SUBSTITUTION.sub(one, text)
     return text
+
+
+def _equal(left: str, right: str) -> bool:
+    """``$(equals left right)`` as launch's EqualsSubstitution: booleans by truth, numbers within
+    ``math.isclose``, anything else as strings."""
+    booleans = ("true", "false", "1", "0")
+    if left.lower() in booleans and right.lower() in booleans:
+        return (left.lower() in ("true", "1")) == (right.lower() in ("true", "1"))
+    try:
+        return math.isclose(float(left), float(right))
+    except ValueError:
+        return left == right
 
 
 def _truthy(value: str, where: str) -> bool:

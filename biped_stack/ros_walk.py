@@ -22,15 +22,14 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common import conversions as conv
-from biped_common.ros_node_tools import SENSOR_QOS
 from biped_common.robot_model import load_robot
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
                                   max_foot_slip_m, segment_metrics)
 from biped_stack.walking import WalkingLog
-from sim_bridge.bridge import BridgeConfig
 
 COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
-RECORDER_QUEUE_DEPTH = 2000  # frames (4 s at 500 Hz) the recorder may fall behind without losing any
+RECORDER_QUEUE_DEPTH = 2000  # frames (8 s at 250 Hz) the recorder may fall behind without losing any
+FALL_CHECK_PERIOD_S = 0.02  # wall time between looks at the pelvis height
 
 
 def _node_percentiles(timing: dict | None) -> dict:
@@ -40,24 +39,30 @@ def _node_percentiles(timing: dict | None) -> dict:
 
 
 class _Recorder:
-    """The probe node: plays the scenario, records the stack, by sim time."""
+    """The probe node: plays the scenario, records the stack, by sim time.
+
+    The state topics (250 Hz each) are kept serialized and decoded after the run (:meth:`finish`),
+    served by the events executor: the default executor handing every message decoded, with its
+    message info, cost this process ≈ 45 % of a core in the real-time runs (2026-12-03), on the two
+    cores the stack it measures runs on. Only the plans and the diagnostics are decoded on arrival.
+    Time is the joint states' stamps (sim time in lockstep, the wall clock in real time: there is
+    no ``/clock`` then); the real-time tally comes from the bridge, which alone knows when each
+    command arrived (:mod:`sim_bridge.realtime_monitor`).
+    """
 
     def __init__(self, robot, scenario: Scenario, domain_id: int):
         import rclpy
         from diagnostic_msgs.msg import DiagnosticArray
         from geometry_msgs.msg import Twist, WrenchStamped
         from nav_msgs.msg import Odometry
-        from rclpy.executors import SingleThreadedExecutor
-        from rosgraph_msgs.msg import Clock
+        from rclpy.experimental import EventsExecutor
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
-        from trajectory_msgs.msg import JointTrajectory
 
         from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
 
-                # The recorder keeps every frame: a deep reliable queue, so that when it falls behind (five
-        # processes on two cores) frames wait instead of being overwritten (with the controllers'
-        # depth of 10 it lost ≈ 17 % of them, in gaps up to 170 ms).
+        # The recorder keeps every frame: a deep reliable queue, so that when it falls behind frames
+        # wait instead of being overwritten (with the controllers' depth it lost ≈ 17 % of them).
         record_qos = QoSProfile(depth=RECORDER_QUEUE_DEPTH, reliability=ReliabilityPolicy.RELIABLE,
                                 history=HistoryPolicy.KEEP_LAST)
         self.rclpy = rclpy
@@ -65,48 +70,66 @@ class _Recorder:
         self.context = rclpy.Context()
         rclpy.init(context=self.context, domain_id=domain_id)
         self.node = rclpy.create_node("demo_recorder", context=self.context)
-        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor = EventsExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.sim_time_s = -1.0
-        # Scenario time starts once the whole stack is up — this recorder has a complete frame and
-        # a CoM plan (the planner and MPC are running; the robot stands until then):
+        # Scenario time starts once the whole stack is up — this recorder has frames and a CoM
+        # plan (the planner and MPC are running; the robot stands until then):
         # scenario time = sim time − start_s.
         self.start_s: float | None = None
+        self._types = {"ground_truth": Odometry, "estimates": Odometry, "joints": JointState,
+                       "left": WrenchStamped, "right": WrenchStamped}
+        topics = {"ground_truth": "/ground_truth/odom", "estimates": "/odom", "joints": "/joint_states",
+                  "left": "/foot/left/wrench", "right": "/foot/right/wrench"}
+        # The serialized messages per topic, as they came.
+        self.serialized: dict[str, list[bytes]] = {key: [] for key in topics}
+        for key, topic in topics.items():
+            callback = self._on_joints if key == "joints" else self.serialized[key].append
+            self.node.create_subscription(self._types[key], topic, callback, record_qos, raw=True)
+        # Decoded by finish(): messages by header stamp [ns].
         self.odom: dict[int, object] = {}
         self.estimates: dict[int, object] = {}
         self.joints: dict[int, object] = {}
         self.wrenches = {"left": {}, "right": {}}
+        self.realtime: dict[str, float] | None = None  # the bridge's latest real-time tally
         self.contacts: list[tuple[float, bool, bool]] = []
         self.plans: list[tuple[float, float, float]] = []
         self.timing: dict[str, dict] = {}
+        self.bridge_modes: list[tuple[float, str]] = []  # (sim time [s], mode) as the bridge reports them
         self._cmd = self.node.create_publisher(Twist, "/cmd_vel", 10)
         self._next_cmd_s = 0.0
-        self.node.create_subscription(Clock, "/clock", self._on_clock, SENSOR_QOS)
-        self.node.create_subscription(Odometry, "/ground_truth/odom",
-                                      lambda m: self.odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), record_qos)
-        self.node.create_subscription(Odometry, "/odom",
-                                      lambda m: self.estimates.__setitem__(conv.stamp_to_ns(m.header.stamp), m), record_qos)
-        self.node.create_subscription(JointState, "/joint_states", self._on_joints, record_qos)
-        # When each frame and each command was sent (the DDS source timestamps, system clock [ns]):
-        # the sensor → command latency and the deadline misses of the realtime block.
-        self.frame_sent_ns: dict[int, int] = {}
-        self.command_sent_ns: dict[int, int] = {}
-        self.bridge_modes: list[tuple[float, str]] = []  # (sim time [s], mode) as the bridge reports them
-        self.node.create_subscription(JointTrajectory, "/joint_commands", self._on_command, record_qos)
-        for side in ("left", "right"):
-            self.node.create_subscription(
-                WrenchStamped, f"/foot/{side}/wrench",
-                lambda m, s=side: self.wrenches[s].__setitem__(conv.stamp_to_ns(m.header.stamp), m.wrench.force.z),
-                record_qos)
         self.node.create_subscription(Float64MultiArray, "/gait/reference", self._on_reference, 50)
         self.node.create_subscription(Float64MultiArray, "/mpc/com_plan", self._on_plan, 50)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 50)
         self._twist = conv.twist_from_velocity_command
 
-    def _on_clock(self, msg) -> None:
-        self.sim_time_s = conv.stamp_to_seconds(msg.clock)
-        if self.start_s is None and self.plans and set(self.odom) & set(self.joints):
-            self.start_s = max(set(self.odom) & set(self.joints)) * 1e-9
+    def latest_pelvis_height_m(self) -> float | None:
+        """The pelvis height [m] of the newest ground truth, or None before the first."""
+        if not self.serialized["ground_truth"]:
+            return None
+        from rclpy.serialization import deserialize_message
+        return deserialize_message(self.serialized["ground_truth"][-1], self._types["ground_truth"]).pose.pose.position.z
+
+    def finish(self) -> None:
+        """Decode what was kept serialized (first copy of each stamp: a holding lockstep bridge
+        re-publishes its frame)."""
+        from rclpy.serialization import deserialize_message
+        stamp = conv.serialized_stamp_ns
+        for key, into in (("ground_truth", self.odom), ("estimates", self.estimates), ("joints", self.joints)):
+            for raw in self.serialized[key]:
+                into.setdefault(stamp(raw), deserialize_message(raw, self._types[key]))
+        for side in ("left", "right"):
+            for raw in self.serialized[side]:
+                self.wrenches[side].setdefault(stamp(raw), deserialize_message(raw, self._types[side]).wrench.force.z)
+        for store in self.serialized.values():
+            store.clear()
+
+    def _on_joints(self, raw: bytes) -> None:
+        """A frame's joint state: the stack's present (its stamp) and the scenario's clock."""
+        self.serialized["joints"].append(raw)
+        self.sim_time_s = conv.serialized_stamp_ns(raw) * 1e-9
+        if self.start_s is None and self.plans and self.serialized["ground_truth"]:
+            self.start_s = min(self.sim_time_s, conv.serialized_stamp_ns(self.serialized["ground_truth"][-1]) * 1e-9)
         if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:
             self._next_cmd_s = self.sim_time_s + COMMAND_PERIOD_S
             self._cmd.publish(self._twist(self.scenario.command_at(self.scenario_time_s)))
@@ -115,16 +138,9 @@ class _Recorder:
     def scenario_time_s(self) -> float:
         return self.sim_time_s - self.start_s if self.start_s is not None else -1.0
 
-    def _on_joints(self, msg, info) -> None:
-        stamp = conv.stamp_to_ns(msg.header.stamp)
-        self.joints[stamp] = msg
-        self.frame_sent_ns.setdefault(stamp, info["source_timestamp"])
-
-    def _on_command(self, msg, info) -> None:
-        self.command_sent_ns.setdefault(conv.stamp_to_ns(msg.header.stamp), info["source_timestamp"])
-
     def _on_diagnostics(self, msg) -> None:
         self.timing.update(conv.timing_from_status(msg))
+        self.realtime = conv.realtime_from_status(msg) or self.realtime
         for status in msg.status:
             if status.name == "sim_bridge":
                 self.bridge_modes.append((conv.stamp_to_seconds(msg.header.stamp), status.message))
@@ -189,31 +205,21 @@ class _Recorder:
         return trace, log
 
 
-def realtime_metrics(recorder: "_Recorder", start_s: float, end_s: float, period_s: float, sim_over_wall: float,
-                     cpu_percent: dict[str, float]) -> dict:
-    """The ``realtime`` block of a DDS run's metrics over the sim-time window [start_s, end_s]:
-
-    - ``sim_over_wall``: sim time over wall time;
-    - ``watchdog_trips``: entries of the bridge into damping (its command watchdog fired);
-    - ``deadline_misses``: frames whose command was sent after the next frame was (the bridge had
-      stepped on without it) or never — count and fraction of the frames;
-    - ``latency_ms``: sensor → command, from the frame's publication to its command's (DDS source
-      timestamps, one system clock): p50, p99, max;
-    - ``cpu_percent``: each launched process's CPU time over the window's wall time (% of one core).
-    """
-    period_ns = int(round(period_s * 1e9))
-    frames = sorted(s for s in recorder.frame_sent_ns if start_s <= s * 1e-9 <= end_s)
-    sent, answered = recorder.frame_sent_ns, recorder.command_sent_ns
-    latencies = np.array([(answered[s] - sent[s]) * 1e-6 for s in frames if s in answered])
-    judged = [s for s in frames if s + period_ns in sent]
-    misses = sum(1 for s in judged if s not in answered or answered[s] > sent[s + period_ns])
-    trips = sum(1 for t, mode in recorder.bridge_modes if mode == "damping" and start_s <= t <= end_s)
-    def pct(q):
-        return float(np.percentile(latencies, q)) if latencies.size else None
-    return {"sim_over_wall": float(sim_over_wall), "watchdog_trips": trips,
-            "deadline_misses": {"count": misses, "fraction": misses / len(judged) if judged else None,
-                                "frames": len(judged)},
-            "latency_ms": {"p50": pct(50), "p99": pct(99), "max": float(latencies.max()) if latencies.size else None},
+def realtime_metrics(tally: dict[str, float] | None, cpu_percent: dict[str, float]) -> dict:
+    """The ``realtime`` block of a DDS run's metrics: the bridge's tally
+    (:class:`sim_bridge.realtime_monitor.RealtimeSummary`, from the simulation's start to its last
+    report) — ``sim_over_wall``, ``watchdog_trips``, ``deadline_misses`` (count, fraction, frames),
+    ``latency_ms`` (p50, p99, max; frame publication to command arrival at the bridge),
+    ``late_ticks``, ``skipped_s`` — and ``cpu_percent``, each launched process's CPU time over the
+    run's wall time (% of one core)."""
+    if tally is None:
+        return {"error": "the bridge reported no real-time tally", "cpu_percent": cpu_percent}
+    frames = int(tally["frames"])
+    return {"sim_over_wall": tally["sim_over_wall"], "watchdog_trips": int(tally["watchdog_trips"]),
+            "deadline_misses": {"count": int(tally["deadline_misses"]),
+                                "fraction": tally["deadline_misses"] / frames if frames else None, "frames": frames},
+            "latency_ms": {"p50": tally["latency_p50_ms"], "p99": tally["latency_p99_ms"], "max": tally["latency_max_ms"]},
+            "late_ticks": int(tally["late_ticks"]), "skipped_s": tally["skipped_s"],
             "cpu_percent": cpu_percent}
 
 
@@ -268,8 +274,8 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     wall_limit_s = 120.0 + 40.0 * scenario.duration_s
     started = time.monotonic()
     first_clock: tuple[float, float] | None = None
-    window: list = [None, None]  # (sim time, wall time, process CPU seconds) at the simulation's start and the end
-    next_report = 5.0
+    window: list = [None, None]  # (wall time, process CPU seconds) at the simulation's start and the end
+    next_report, next_fall_check = 5.0, 0.0
     try:
         while recorder.scenario_time_s < scenario.duration_s:
             if time.monotonic() - started > wall_limit_s:
@@ -280,11 +286,14 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
             recorder.spin_once()
             if first_clock is None and recorder.sim_time_s > 0:
                 first_clock = (recorder.sim_time_s, time.monotonic())
-            if window[0] is None and recorder.sim_time_s > 0.0:  # from the simulation's start
-                window[0] = (recorder.sim_time_s, time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
-            if recorder.odom:
-                z = recorder.odom[max(recorder.odom)].pose.pose.position.z
-                if z < FALL_HEIGHT_FRACTION * nominal:
+            # CPU from the simulation's start: sim time past zero (lockstep), the bridge's first
+            # tally (real time: before it the robot hangs in its gantry).
+            if window[0] is None and (recorder.realtime is not None if realtime else recorder.sim_time_s > 0.0):
+                window[0] = (time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
+            if time.monotonic() >= next_fall_check:
+                next_fall_check = time.monotonic() + FALL_CHECK_PERIOD_S
+                z = recorder.latest_pelvis_height_m()
+                if z is not None and z < FALL_HEIGHT_FRACTION * nominal:
                     fell, fall_reason = True, f"pelvis at {z:.3f} m at t = {recorder.sim_time_s:.2f} s"
                     progress(f"  FELL: {fall_reason}")
                     break
@@ -294,7 +303,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                 next_report += 5.0
         wall = time.monotonic() - first_clock[1] if first_clock else float("nan")
         rtf = (recorder.sim_time_s - first_clock[0]) / wall if first_clock else 0.0
-        window[1] = (recorder.sim_time_s, time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
+        window[1] = (time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
         # Let the last diagnostics arrive.
         deadline = time.monotonic() + 1.5
         while time.monotonic() < deadline:
@@ -307,6 +316,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
             except subprocess.TimeoutExpired:
                 os.killpg(launcher.pid, signal.SIGKILL)
                 launcher.wait(5)
+        recorder.finish()
         trace, log = recorder.trace()
         recorder.close()
     arrays = trace.arrays()
@@ -332,9 +342,11 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                  for s in sorted(set(recorder.estimates) & set(recorder.odom))
                  if recorder.start_s is not None and s * 1e-9 >= recorder.start_s]
         metrics["estimator"] = estimator_metrics(pairs)
-    if realtime and window[0] is not None and window[1] is not None:
-        (sim0, wall0, cpu0), (sim1, wall1, cpu1) = window
-        cpu = {name: 100.0 * (cpu1[name] - cpu0[name]) / (wall1 - wall0) for name in cpu1 if name in cpu0}
-        metrics["realtime"] = realtime_metrics(recorder, sim0, sim1, BridgeConfig().control_period_s,
-                                               (sim1 - sim0) / (wall1 - wall0), cpu)
+    if realtime:
+        cpu = {}
+        if window[0] is not None and window[1] is not None:
+            (wall0, cpu0), (wall1, cpu1) = window
+            cpu = {name: 100.0 * (cpu1[name] - cpu0[name]) / (wall1 - wall0) for name in cpu1 if name in cpu0}
+        metrics["realtime"] = realtime_metrics(recorder.realtime, cpu)
+        metrics["real_time_factor"] = metrics["realtime"].get("sim_over_wall", metrics["real_time_factor"])
     return WalkResult(metrics, arrays, log, scenario)

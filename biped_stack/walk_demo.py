@@ -53,11 +53,14 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
               f"{np.round(seg['achieved'], 3).tolist()}")
     if "realtime" in m:
         r = m["realtime"]
-        lat = r["latency_ms"]
-        print(f"  real time: sim/wall {r['sim_over_wall']:.3f}, watchdog trips {r['watchdog_trips']}, deadline misses "
-              f"{r['deadline_misses']['count']} of {r['deadline_misses']['frames']}, latency p50/p99/max "
-              + ("n/a" if lat["p50"] is None else f"{lat['p50']:.2f}/{lat['p99']:.2f}/{lat['max']:.2f} ms")
-              + ", CPU " + ", ".join(f"{k} {v:.0f} %" for k, v in r["cpu_percent"].items()))
+        cpu = ", CPU " + ", ".join(f"{k} {v:.0f} %" for k, v in r["cpu_percent"].items())
+        if "error" in r:
+            print(f"  real time: {r['error']}{cpu}")
+        else:
+            lat = r["latency_ms"]
+            print(f"  real time: sim/wall {r['sim_over_wall']:.3f}, watchdog trips {r['watchdog_trips']}, deadline misses "
+                  f"{r['deadline_misses']['count']} of {r['deadline_misses']['frames']}, latency p50/p99/max "
+                  f"{lat['p50']:.2f}/{lat['p99']:.2f}/{lat['max']:.2f} ms{cpu}")
     if "estimator" in m:
         print("  estimator vs ground truth: " + ", ".join(f"{k} {v:.4g}" for k, v in m["estimator"].items() if v is not None))
     if (out / "walk.mp4").exists():

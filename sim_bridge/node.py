@@ -1,8 +1,8 @@
 """ROS 2 shell of the sim bridge, and a MuJoCo robot that speaks ros2_control (for tests).
 
-``sim_bridge`` (entry point): publishes the sensor topics and ``/clock``, takes joint commands and
-pushes, runs the watchdog. Backends: ``mujoco`` (lockstep or realtime) and ``ros2_control``
-(a real robot; wall-clock time). ``mock_ros2_control_robot``: MuJoCo behind ros2_control topics,
+``sim_bridge`` (entry point): publishes the sensor topics (and ``/clock`` in lockstep), takes joint
+commands and pushes, runs the watchdog. Backends: ``mujoco`` (lockstep on sim time, or realtime on
+the wall clock as a robot is: :mod:`sim_bridge.wall_clock`) and ``ros2_control`` (a real robot). ``mock_ros2_control_robot``: MuJoCo behind ros2_control topics,
 the other end of the hardware backend in tests. Topics are listed in the README.
 """
 
@@ -31,7 +31,9 @@ from biped_common.state import JointCommand, SensorFrame
 from sim_bridge.bridge import BridgeConfig, SimBridge
 from sim_bridge.commands import CommandArbiter, CommandMode
 from sim_bridge.mujoco_backend import MujocoBackend
+from sim_bridge.realtime_monitor import RealtimeMonitor
 from sim_bridge.ros2_control_backend import CONTROLLER_TOPICS, Ros2ControlBackend
+from sim_bridge.wall_clock import WallClockBackend
 
 SIDES = ("left", "right")
 COMMAND_MAX_AGE_S = 0.5     # a joint command answering an older frame is stale
@@ -41,6 +43,7 @@ PUSH_MAX_DURATION_S = 10.0
 MAX_CATCH_UP_S = 0.1        # real time: further behind the wall clock, the bridge gives the time up
 REALTIME_START_STEADY_S = 0.5  # real time: commands for this long before the robot is let go…
 REALTIME_START_MAX_GAP_S = 0.1  # …with no pause longer than this
+REALTIME_REPORT_PERIOD_S = 1.0  # real time: the deadline tally on /diagnostics this often (wall time)
 
 
 class SensorPublishers:
@@ -89,9 +92,13 @@ class SimBridgeNode(GuardedNode):
         self._last_mode: CommandMode | None = None
         self._progress: tuple[float, float] | None = None
 
+        self._pub_clock = None
         if self.config.backend == "mujoco":
-            self._pub_clock = self.create_publisher(Clock, "/clock", SENSOR_QOS)
             backend = MujocoBackend(self.robot, self.config.noise(), seed=self.config.seed)
+            if self.config.timing_mode == "realtime":
+                backend = WallClockBackend(backend, wall_s=time.time())
+            else:
+                self._pub_clock = self.create_publisher(Clock, "/clock", SENSOR_QOS)
         else:
             backend = self._make_hardware_backend()
         self.bridge = SimBridge(backend, self.robot.kd, self.config)
@@ -102,8 +109,8 @@ class SimBridgeNode(GuardedNode):
         self._steady_since: float | None = None  # wall time since commands have come without a gap
         self._last_command_wall_s = 0.0
         self._simulating = False  # real time: physics started
-        self._late_ticks = 0      # real time: ticks that ran late and were caught up
-        self._skipped_s = 0.0     # real time: wall time given up when too far behind to catch up
+        self._monitor: RealtimeMonitor | None = None  # real time: the deadline tally, from the start
+        self._next_realtime_report = 0.0
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: JointTrajectory) -> None:
@@ -122,7 +129,10 @@ class SimBridgeNode(GuardedNode):
         if self._steady_since is None or now - self._last_command_wall_s > REALTIME_START_MAX_GAP_S:
             self._steady_since = now  # the controller stopped answering: the count starts again
         self._last_command_wall_s = now
-        self._answered_ns = max(self._answered_ns, conv.stamp_to_ns(msg.header.stamp))
+        stamp_ns = conv.stamp_to_ns(msg.header.stamp)
+        self._answered_ns = max(self._answered_ns, stamp_ns)
+        if self._monitor is not None:
+            self._monitor.command_received(stamp_ns, now)
 
     def _on_push(self, msg: WrenchStamped) -> None:
         push = conv.push_from_message(msg, self.bridge.backend.now_s())
@@ -139,8 +149,9 @@ class SimBridgeNode(GuardedNode):
     # -- outputs ------------------------------------------------------------------------------
     def _publish_state(self, frame: SensorFrame) -> None:
         truth = None
-        if self.config.backend == "mujoco":
+        if self._pub_clock is not None:
             self._pub_clock.publish(conv.clock_message(frame.stamp_s))
+        if self.config.backend == "mujoco":
             if self.config.publish_ground_truth:
                 truth = self.bridge.backend.ground_truth()
         c = self.config
@@ -154,20 +165,34 @@ class SimBridgeNode(GuardedNode):
         if mode == CommandMode.COMMAND:
             self.get_logger().info(f"mode {mode.value} at t = {now:.3f} s")
         else:
+            if mode == CommandMode.DAMPING and self._monitor is not None:
+                self._monitor.watchdog_tripped()
             self.get_logger().warning(f"mode {mode.value} at t = {now:.3f} s")
         self._pub_status.publish(conv.bridge_status_message(now, mode.value))
 
     # -- timing -------------------------------------------------------------------------------
-    def _realtime_tick(self) -> None:
+    def _realtime_tick(self, due_wall_s: float) -> None:
+        """One tick due at ``due_wall_s`` (monotonic): publish the frame, step one period. In the
+        gantry the frame's stamp keeps pace with the wall clock while sim time stands."""
+        backend: WallClockBackend = self.bridge.backend
+        if not self._simulating:
+            backend.anchor(due_wall_s + self._epoch_minus_monotonic_s)
         frame = self.bridge.measure()
         self._publish_state(frame)
         if not self._simulating and self._answered_steadily():
             self._simulating = True
+            self._monitor = RealtimeMonitor(backend.simulation.now_s(), time.monotonic())
             self.get_logger().info(f"commands have come without a gap for {REALTIME_START_STEADY_S:g} s: "
                                    f"starting the simulation")
         if self._simulating:
+            wall = time.monotonic()
+            self._monitor.frame_published(conv.stamp_to_ns(conv.seconds_to_stamp(frame.stamp_s)), wall,
+                                          backend.simulation.now_s())
             self._report_mode(self.bridge.step())
             self._report_progress()
+            if wall >= self._next_realtime_report:
+                self._next_realtime_report = wall + REALTIME_REPORT_PERIOD_S
+                self._pub_status.publish(conv.realtime_status_message(frame.stamp_s, self._monitor.summary()))
 
     def _answered_steadily(self) -> bool:
         """Real time starts once commands have come for ``REALTIME_START_STEADY_S`` of wall time
@@ -192,6 +217,7 @@ class SimBridgeNode(GuardedNode):
         running a burst of physics the controllers could not follow.
         """
         period = self.config.control_period_s
+        self._epoch_minus_monotonic_s = time.time() - time.monotonic()
         due = time.monotonic()
         while running():
             now = time.monotonic()
@@ -200,11 +226,14 @@ class SimBridgeNode(GuardedNode):
                 continue
             behind = now - due
             if behind > MAX_CATCH_UP_S:
-                self._skipped_s += behind
                 due = now
-            elif behind > period:
-                self._late_ticks += 1
-            self._realtime_tick()
+                # The stamps jump with the wall clock; sim time does not.
+                self.bridge.backend.anchor(due + self._epoch_minus_monotonic_s)
+                if self._monitor is not None:
+                    self._monitor.skipped_s += behind
+            elif behind > period and self._monitor is not None:
+                self._monitor.late_ticks += 1
+            self._realtime_tick(due)
             due += period
 
     def spin_lockstep(self, executor) -> None:
@@ -241,13 +270,19 @@ class SimBridgeNode(GuardedNode):
             self._report_progress()
 
     def _report_progress(self) -> None:
-        now, wall = self.bridge.backend.now_s(), time.monotonic()
+        backend = self.bridge.backend
+        now = (backend.simulation if isinstance(backend, WallClockBackend) else backend).now_s()  # sim time
+        wall = time.monotonic()
         if self._progress is None:
             self._progress = (now, wall)
         elif now - self._progress[0] >= 5.0:
             rtf = (now - self._progress[0]) / max(wall - self._progress[1], 1e-9)
-            late = (f", {self._late_ticks} late ticks caught up, {self._skipped_s:.3f} s of wall time given up"
-                    if self.config.timing_mode == "realtime" else "")
+            late = ""
+            if self._monitor is not None:
+                tally = self._monitor.summary()
+                late = (f", {tally.late_ticks} late ticks caught up, {tally.skipped_s:.3f} s of wall time given up, "
+                        f"deadline misses {tally.deadline_misses} of {tally.frames}, latency p50/p99 "
+                        f"{tally.latency_p50_ms:.1f}/{tally.latency_p99_ms:.1f} ms")
             self.get_logger().info(f"t = {now:.1f} s, real-time factor {rtf:.2f}, mode {self.bridge.mode.value}{late}")
             self._progress = (now, wall)
 

@@ -28,7 +28,7 @@ def test_sim_launch_file_resolves_args_params_and_includes():
     bridge = by_name["sim_bridge"]
     assert ("robot", "biped") in bridge.params and ("timing_mode", "realtime") in bridge.params
     assert bridge.param_files == (str(SHARE / "config" / "sim.yaml"),)
-    assert ("use_sim_time", "true") in by_name["walking_control"].params
+    assert ("use_sim_time", "false") in by_name["walking_control"].params  # real time: the wall clock
     assert ("robot", "biped") in by_name["walking_control"].params
     args = bridge.ros_args()
     assert args[:3] == ["--ros-args", "-r", "__node:=sim_bridge"]
@@ -49,6 +49,20 @@ def test_unknown_argument_and_unsupported_tags_are_named(tmp_path):
         substitute("$(var nope)", {"robot": "x"})
     with pytest.raises(LaunchError, match="name:=value"):
         parse_overrides(["robot=biped"])
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("$(equals $(var mode) lockstep)", "true"), ("$(equals $(var mode) realtime)", "false"),
+    ("$(equals 1 true)", "true"), ("$(equals 250 250.0)", "true"), ("$(equals a A)", "false")])
+def test_equals_compares_as_ros2_launch_does(text, expected):
+    assert substitute(text, {"mode": "lockstep"}) == expected
+
+
+def test_the_sim_launch_runs_the_controllers_on_sim_time_only_in_lockstep():
+    for mode, sim_time in (("lockstep", "true"), ("realtime", "false")):
+        nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"timing_mode": mode})
+        controllers = [n for n in nodes if n.executable in ("walking_control", "walking_planning")]
+        assert controllers and all(("use_sim_time", sim_time) in n.params for n in controllers), mode
 
 
 def test_conditions_groups_and_env(tmp_path, monkeypatch):

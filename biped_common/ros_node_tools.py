@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import math
 import gc
+import os
 import signal
 import sys
 import threading
 import time
 import traceback
-from dataclasses import MISSING, fields, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from typing import Any, Callable, Mapping, TypeVar
 
 import rclpy
@@ -329,6 +330,38 @@ def spin_forever(executor) -> None:
         executor.spin_once(timeout_sec=0.1)
 
 
+@dataclass(frozen=True)
+class SchedulingConfig:
+    """How a node's process is scheduled: ROS parameters of the first node in the process."""
+
+    realtime_priority: int = 0  # 0: the default scheduler; 1–99: SCHED_FIFO at this priority
+
+    def __post_init__(self):
+        if not 0 <= self.realtime_priority <= 99:
+            raise ConfigError("realtime_priority", f"must be in [0, 99] (0: default scheduler), got {self.realtime_priority}")
+
+
+def apply_scheduling(node: Node) -> None:
+    """Run every thread of this process (the executor's and the middleware's) under SCHED_FIFO
+    at the node's ``realtime_priority``, as ros2_control's controller manager does with its
+    loop: on a loaded computer a control loop under the default scheduler waits behind the
+    planner for milliseconds. Not permitted (no CAP_SYS_NICE, no rtprio limit): a warning
+    saying how to allow it, and the default scheduler."""
+    priority = declare_config(node, SchedulingConfig).realtime_priority
+    if priority == 0:
+        return
+    try:
+        for task in os.listdir("/proc/self/task"):
+            os.sched_setscheduler(int(task), os.SCHED_FIFO, os.sched_param(priority))
+    except (PermissionError, OSError) as exc:
+        node.get_logger().warning(
+            f"realtime_priority {priority}: SCHED_FIFO not permitted ({exc}); running with the default "
+            f"scheduler. Allow it with CAP_SYS_NICE or an rtprio limit (e.g. '@realtime - rtprio 98' in "
+            f"/etc/security/limits.conf, the user in group realtime)")
+        return
+    node.get_logger().info(f"process scheduled SCHED_FIFO, priority {priority}")
+
+
 def freeze_start_up_objects() -> None:
     """Keep the cyclic garbage collector off what start-up built (models, solvers, messages'
     type support: most of the heap), so that a full collection while the node runs scans only
@@ -360,6 +393,7 @@ def _run(make_nodes: Callable[[], list[Node]], spin: Callable[[list[Node]], None
     nodes: list[Node] = []
     try:
         nodes = make_nodes()
+        apply_scheduling(nodes[0])
         freeze_start_up_objects()
         spin(nodes)
         return 0

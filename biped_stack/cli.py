@@ -34,7 +34,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         print("[error] --realtime needs --multiprocess (in-process, the stack runs in lockstep)")
         return 2
     return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
-                    video=not args.no_video, state_source=args.state_source, realtime=args.realtime)
+                    video=not args.no_video, state_source=args.state_source, realtime=args.realtime,
+                    realtime_priority=args.realtime_priority if args.realtime else 0)
 
 
 def _cmd_style_check(args: argparse.Namespace) -> int:
@@ -140,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--realtime", action="store_true",
                    help="with --multiprocess: the simulator on the wall clock, nothing waits for the controllers; "
                         "metrics gain a realtime block (sim/wall, watchdog trips, deadline misses, latency, CPU)")
+    p.add_argument("--realtime-priority", type=int, default=50, metavar="P",
+                   help="with --realtime: SCHED_FIFO priority 1-99 of the bridge and the control process, "
+                        "as ros2_control's controller manager runs its loop (launch argument "
+                        "realtime_priority; needs CAP_SYS_NICE or an rtprio limit, else a warning and the "
+                        "default scheduler); 0: the default scheduler. Default 50")
     p.add_argument("--out", default="out/demo", help="report folder")
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
     p.add_argument("--state-source", choices=("estimator", "ground_truth"), default="estimator",

@@ -242,13 +242,15 @@ def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
 
 
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
-                          state_source: str = "estimator", composed: bool = True, realtime: bool = False):
+                          state_source: str = "estimator", composed: bool = True, realtime: bool = False,
+                          realtime_priority: int = 0):
     """Walk ``scenario`` through the launch file; returns a :class:`biped_stack.scenario.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``). ``realtime``: the bridge runs on the wall
     clock (nothing waits for the controllers) and the metrics gain a ``realtime`` block
     (:func:`realtime_metrics`); the scenario's commands are played by sim time, which then runs
-    with the wall clock."""
+    with the wall clock. ``realtime_priority``: the launch argument (SCHED_FIFO for the bridge and
+    the control process; 0 = the default scheduler)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
     robot = load_robot(robot_name)
     domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
@@ -261,7 +263,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     launch_file = shipped_launch_file("sim.launch.xml")
     command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
                f"style:={style}", f"timing_mode:={'realtime' if realtime else 'lockstep'}", f"state_source:={state_source}",
-               f"composed:={str(composed).lower()}"]
+               f"composed:={str(composed).lower()}", f"realtime_priority:={realtime_priority}"]
     if state_source == "estimator":
         command.append(f"params_file:={params_file('sim_mems.yaml')}")
     progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")

@@ -28,7 +28,8 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
 
 
 def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiprocess: bool = False,
-             video: bool = True, state_source: str = "estimator", realtime: bool = False) -> int:
+             video: bool = True, state_source: str = "estimator", realtime: bool = False,
+             realtime_priority: int = 0) -> int:
     """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall."""
     scenario = load_scenario(scenario_name)
     out = Path(out_dir)
@@ -38,7 +39,8 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
           flush=True)
     if multiprocess:
         from biped_stack.ros_walk import run_walk_multiprocess
-        result = run_walk_multiprocess(robot, style, scenario, out, state_source=state_source, realtime=realtime)
+        result = run_walk_multiprocess(robot, style, scenario, out, state_source=state_source, realtime=realtime,
+                                       realtime_priority=realtime_priority)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),
                           video_path=out / "walk.mp4" if video else None, state_source=state_source)

@@ -24,6 +24,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
+from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import (LATCHED_QOS, SENSOR_QOS, GuardedNode, declare_config, make_executor, run_node, running,
                                         spin_forever)
@@ -384,7 +385,7 @@ class MockRobotConfig:
     """Mock ros2_control robot parameters."""
 
     robot: str = "humanoid"
-    rate_hz: float = 500.0
+    rate_hz: float = CONTROL_RATE_HZ
 
     def __post_init__(self):
         if not 10.0 <= self.rate_hz <= 2000.0:

@@ -31,6 +31,7 @@ from state_estimator_node.estimator import SIDES, StateEstimator
 
 PARTS = ("joints", "imu", "left", "right")
 FRESH_START_S = 1.0  # frames stamped earlier come from a simulation that has just started
+PLANNER_GRACE_S = 1.0  # a planner discovered this long ago without a latched reference has none
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,7 @@ class StateEstimatorNode(GuardedNode):
         self.estimator: StateEstimator | None = None
         self._started_wall_s = time.monotonic()
         self._reference_body = None
+        self._planner_seen_wall_s: float | None = None
         self._anchor_subscription = self.subscribe_decoded(
             Float64MultiArray, "gait/reference", lambda m: conv.gait_reference_from_message(m, self.robot),
             self._on_reference, PLAN_QOS)
@@ -80,10 +82,25 @@ class StateEstimatorNode(GuardedNode):
         x, y = reference.body[0, :2]  # the pelvis is on the body path
         self._reference_body = (float(x), float(y), reference.pelvis_quat_wxyz[0].copy())
 
+    def _planner_waits_for_us(self) -> bool:
+        """A gait planner is there (its reference publisher discovered ``PLANNER_GRACE_S`` ago) and
+        has published no reference: it has not started either — it waits for this estimator's
+        /odom. Both are starting, so the robot is where the odometry frame begins. (A planner with
+        a history latches its reference, which arrives within the grace period.)"""
+        if self.count_publishers("gait/reference") == 0:
+            self._planner_seen_wall_s = None
+            return False
+        if self._planner_seen_wall_s is None:
+            self._planner_seen_wall_s = time.monotonic()
+        return time.monotonic() - self._planner_seen_wall_s >= PLANNER_GRACE_S
+
     def _start_estimator(self, frame_stamp_s: float) -> bool:
         quat = None
         if frame_stamp_s < FRESH_START_S and self._reference_body is None:
             x, y = 0.0, 0.0  # a simulation that has just started: the robot is at the origin
+        elif self._reference_body is None and self._planner_waits_for_us():
+            x, y = 0.0, 0.0  # on the wall clock (a robot, real time): both starting
+            self.get_logger().info("the gait planner waits for this estimator: starting at the origin")
         elif self._reference_body is not None:
             # A robot that may be walking: its planned pelvis pose, orientation included (the
             # accelerometer mid-stride is not gravity).

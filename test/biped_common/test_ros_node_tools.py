@@ -179,3 +179,26 @@ def test_a_latest_reader_returns_the_newest_valid_message_and_refuses_bad_ones(r
         sender.destroy_node()
         owner.destroy_node()
         rclpy.shutdown(context=context)
+
+
+def test_realtime_priority_puts_every_thread_under_sched_fifo_or_warns(make_node, monkeypatch):
+    import os
+    from biped_common.ros_node_tools import apply_scheduling
+    calls = []
+    monkeypatch.setattr(os, "sched_setscheduler", lambda tid, policy, param: calls.append((tid, policy, param.sched_priority)))
+    apply_scheduling(make_node())  # 0: the default scheduler, untouched
+    assert calls == []
+    apply_scheduling(make_node(realtime_priority=50))
+    threads = {int(t) for t in os.listdir("/proc/self/task")}
+    assert {c[0] for c in calls} == threads and {c[1:] for c in calls} == {(os.SCHED_FIFO, 50)}
+
+    def refuse(*args):
+        raise PermissionError(1, "Operation not permitted")
+    monkeypatch.setattr(os, "sched_setscheduler", refuse)
+    warnings = []
+    node = make_node(realtime_priority=50)
+    monkeypatch.setattr(node, "get_logger", lambda: type("L", (), {"warning": warnings.append, "info": print})())
+    apply_scheduling(node)  # not permitted: a warning that says how to allow it, and the node runs on
+    assert len(warnings) == 1 and "rtprio" in warnings[0] and "not permitted" in warnings[0]
+    with pytest.raises(ConfigError, match="realtime_priority"):
+        apply_scheduling(make_node(realtime_priority=120))

@@ -105,7 +105,7 @@ def test_wbc_qp_failure_engages_the_stand_controller(monkeypatch):
     low = min(low, run_standing(sim, 0.5))
     assert any("QP failed" in m and "injected failure" in m and "stand controller engaged" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
-    assert len(controller.log.fallbacks) >= 400  # every tick of the second fell back
+    assert len(controller.log.fallbacks) >= round(0.8 / sim.config.control_period_s)  # (nearly) every tick of that second fell back
 
 
 def test_an_empty_support_region_is_refused_and_the_previous_plan_continues(monkeypatch):

@@ -284,7 +284,7 @@ def serialized_stamp_ns(serialized: bytes) -> int:
     """The leading stamp [ns] of a serialized message whose first field is a stamp (a
     ``std_msgs/Header``'s, or ``rosgraph_msgs/Clock``'s): CDR puts a 4-byte encapsulation header
     (byte 1: 1 little-endian, 0 big-endian) before int32 ``sec`` and uint32 ``nanosec``. For a
-    recorder that keeps messages serialized and must not deserialize each at 250 Hz."""
+    recorder that keeps messages serialized and must not deserialize each at the control rate."""
     if len(serialized) < 12 or serialized[0] != 0 or serialized[1] not in (0, 1):
         raise ValueError("not a CDR-serialized message with a leading stamp")
     sec, nanosec = struct.unpack_from("<iI" if serialized[1] else ">iI", serialized, 4)

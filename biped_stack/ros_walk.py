@@ -28,7 +28,7 @@ from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkRes
 from biped_stack.walking import WalkingLog
 
 COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
-RECORDER_QUEUE_DEPTH = 2000  # frames (8 s at 250 Hz) the recorder may fall behind without losing any
+RECORDER_QUEUE_DEPTH = 2000  # frames (10 s at 200 Hz) the recorder may fall behind without losing any
 FALL_CHECK_PERIOD_S = 0.02  # wall time between looks at the pelvis height
 
 
@@ -41,7 +41,7 @@ def _node_percentiles(timing: dict | None) -> dict:
 class _Recorder:
     """The probe node: plays the scenario, records the stack, by sim time.
 
-    The state topics (250 Hz each) are kept serialized and decoded after the run (:meth:`finish`),
+    The state topics (200 Hz each) are kept serialized and decoded after the run (:meth:`finish`),
     served by the events executor: the default executor handing every message decoded, with its
     message info, cost this process ≈ 45 % of a core in the real-time runs (2026-12-03), on the two
     cores the stack it measures runs on. Only the plans and the diagnostics are decoded on arrival.
@@ -50,7 +50,7 @@ class _Recorder:
     command arrived (:mod:`sim_bridge.realtime_monitor`).
     """
 
-    def __init__(self, robot, scenario: Scenario, domain_id: int):
+    def __init__(self, robot, scenario: Scenario, domain_id: int, realtime: bool = False):
         import rclpy
         from diagnostic_msgs.msg import DiagnosticArray
         from geometry_msgs.msg import Twist, WrenchStamped
@@ -77,6 +77,7 @@ class _Recorder:
         # plan (the planner and MPC are running; the robot stands until then):
         # scenario time = sim time − start_s.
         self.start_s: float | None = None
+        self._realtime = realtime  # then also once the robot is out of its gantry (the bridge's first tally)
         self._types = {"ground_truth": Odometry, "estimates": Odometry, "joints": JointState,
                        "left": WrenchStamped, "right": WrenchStamped}
         topics = {"ground_truth": "/ground_truth/odom", "estimates": "/odom", "joints": "/joint_states",
@@ -128,7 +129,8 @@ class _Recorder:
         """A frame's joint state: the stack's present (its stamp) and the scenario's clock."""
         self.serialized["joints"].append(raw)
         self.sim_time_s = conv.serialized_stamp_ns(raw) * 1e-9
-        if self.start_s is None and self.plans and self.serialized["ground_truth"]:
+        if self.start_s is None and self.plans and self.serialized["ground_truth"] and \
+                (not self._realtime or self.realtime is not None):
             self.start_s = min(self.sim_time_s, conv.serialized_stamp_ns(self.serialized["ground_truth"][-1]) * 1e-9)
         if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:
             self._next_cmd_s = self.sim_time_s + COMMAND_PERIOD_S
@@ -270,7 +272,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     with open(log_path, "w") as log_file:
         launcher = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
-    recorder = _Recorder(robot, scenario, domain)
+    recorder = _Recorder(robot, scenario, domain, realtime=realtime)
     nominal = robot.nominal_pelvis_height_m
     fell, fall_reason = False, ""
     wall_limit_s = 120.0 + 40.0 * scenario.duration_s

@@ -2,7 +2,7 @@
 
 The same cores the nodes wrap (:class:`GaitPlanner`, :class:`mpc_node.planning.ComPlanner`,
 :class:`wbc_node.walking.WalkingWbc`), at the same rates (:mod:`biped_common.rates`): planner
-and MPC every ``planner_period_s`` (62.5 Hz), WBC at every control tick (250 Hz). The base state comes from a
+and MPC every ``planner_period_s`` (50 Hz), WBC at every control tick (200 Hz). The base state comes from a
 ``state_source`` callable: the simulator's ground truth, or :class:`EstimatorInTheLoop` (the state
 estimator fed every sensor frame, as its node is over DDS). Messages from the cores go to ``log``
 with the sim time, each distinct one at most once per second of sim time. :func:`run_walk` walks a

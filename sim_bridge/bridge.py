@@ -47,6 +47,11 @@ class BridgeConfig:
     control_rate_hz: float = CONTROL_RATE_HZ  # sensor publication / command period
     command_timeout_s: float = 0.02      # sim-time age after which the joints damp
     lockstep_timeout_s: float = 0.5      # wall time to wait for a step's command, once commands flow
+    # Real time: the robot hangs in its gantry until commands have come this long (wall time, no
+    # pause over 0.1 s). The walking stack's estimator and planner start within ≈ 4.5 s of its
+    # first (stand-controller) commands; a robot let go before may meet them with a start-up stall
+    # of the machine (one of three runs fell so, 2026-12-03) — so the shipped configs wait 6 s.
+    realtime_release_after_s: float = 0.5
     publish_ground_truth: bool = True
     seed: int = 0
     # Sensor noise (standard deviations per sample) and constant biases; zero = ideal sensors.
@@ -73,6 +78,8 @@ class BridgeConfig:
             raise ConfigError("command_timeout_s", f"must be in (0, 1], got {self.command_timeout_s}")
         if not 0.0 < self.lockstep_timeout_s <= 60.0:
             raise ConfigError("lockstep_timeout_s", f"must be in (0, 60], got {self.lockstep_timeout_s}")
+        if not 0.0 <= self.realtime_release_after_s <= 600.0:
+            raise ConfigError("realtime_release_after_s", f"must be in [0, 600] s, got {self.realtime_release_after_s}")
         object.__setattr__(self, "gyro_bias_rad_s", tuple(float(v) for v in self.gyro_bias_rad_s))
         object.__setattr__(self, "accel_bias_m_s2", tuple(float(v) for v in self.accel_bias_m_s2))
         object.__setattr__(self, "orientation_bias_rad", tuple(float(v) for v in self.orientation_bias_rad))

@@ -42,8 +42,8 @@ PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, 
 PUSH_MAX_TORQUE_NM = 500.0
 PUSH_MAX_DURATION_S = 10.0
 MAX_CATCH_UP_S = 0.1        # real time: further behind the wall clock, the bridge gives the time up
-REALTIME_START_STEADY_S = 0.5  # real time: commands for this long before the robot is let go…
-REALTIME_START_MAX_GAP_S = 0.1  # …with no pause longer than this
+REALTIME_START_MAX_GAP_S = 0.1  # real time: a pause longer than this restarts the gantry's count
+DRAIN_CALLBACKS = 2  # real time: waiting callbacks (a command, a push) served before each step
 REALTIME_REPORT_PERIOD_S = 1.0  # real time: the deadline tally on /diagnostics this often (wall time)
 
 
@@ -172,9 +172,10 @@ class SimBridgeNode(GuardedNode):
         self._pub_status.publish(conv.bridge_status_message(now, mode.value))
 
     # -- timing -------------------------------------------------------------------------------
-    def _realtime_tick(self, due_wall_s: float) -> None:
-        """One tick due at ``due_wall_s`` (monotonic): publish the frame, step one period. In the
-        gantry the frame's stamp keeps pace with the wall clock while sim time stands."""
+    def _realtime_tick(self, due_wall_s: float, executor) -> None:
+        """One tick due at ``due_wall_s`` (monotonic): publish the frame, take the commands that
+        came meanwhile, step one period. In the gantry the frame's stamp keeps pace with the wall
+        clock while sim time stands."""
         backend: WallClockBackend = self.bridge.backend
         if not self._simulating:
             backend.anchor(due_wall_s + self._epoch_minus_monotonic_s)
@@ -183,9 +184,13 @@ class SimBridgeNode(GuardedNode):
         if not self._simulating and self._answered_steadily():
             self._simulating = True
             self._monitor = RealtimeMonitor(backend.simulation.now_s(), time.monotonic())
-            self.get_logger().info(f"commands have come without a gap for {REALTIME_START_STEADY_S:g} s: "
+            self.get_logger().info(f"commands have come without a gap for {self.config.realtime_release_after_s:g} s: "
                                    f"starting the simulation")
         if self._simulating:
+            # A command that came while this tick published is in the queue, not yet taken: take it,
+            # so the step uses it (rather than counting a deadline it met as missed).
+            for _ in range(DRAIN_CALLBACKS):
+                executor.spin_once(timeout_sec=0.0)
             wall = time.monotonic()
             self._monitor.frame_published(conv.stamp_to_ns(conv.seconds_to_stamp(frame.stamp_s)), wall,
                                           backend.simulation.now_s())
@@ -196,7 +201,7 @@ class SimBridgeNode(GuardedNode):
                 self._pub_status.publish(conv.realtime_status_message(frame.stamp_s, self._monitor.summary()))
 
     def _answered_steadily(self) -> bool:
-        """Real time starts once commands have come for ``REALTIME_START_STEADY_S`` of wall time
+        """Real time starts once commands have come for ``realtime_release_after_s`` of wall time
         (no pause over ``REALTIME_START_MAX_GAP_S``) and the latest within the watchdog's timeout:
         until then the robot hangs in its gantry (the frame is re-published), as a robot is not
         let go before its controller runs — a controller still starting up (its first calls are
@@ -204,7 +209,7 @@ class SimBridgeNode(GuardedNode):
         the watchdog's 20 ms could hold the robot for minutes on a loaded machine.)"""
         now = time.monotonic()
         return (self._steady_since is not None and now - self._last_command_wall_s <= self.config.command_timeout_s
-                and now - self._steady_since >= REALTIME_START_STEADY_S)
+                and now - self._steady_since >= self.config.realtime_release_after_s)
 
     def spin_realtime(self, executor) -> None:
         """Real time: one control period of physics per control period of the wall clock.
@@ -234,7 +239,7 @@ class SimBridgeNode(GuardedNode):
                     self._monitor.skipped_s += behind
             elif behind > period and self._monitor is not None:
                 self._monitor.late_ticks += 1
-            self._realtime_tick(due)
+            self._realtime_tick(due, executor)
             due += period
 
     def spin_lockstep(self, executor) -> None:

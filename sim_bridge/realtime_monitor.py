@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-PENDING_FRAMES = 256      # published frames remembered for their answers (≈ 1 s at 250 Hz)
-LATENCY_SAMPLES = 60_000  # latencies kept for the percentiles (4 min at 250 Hz)
+PENDING_FRAMES = 256      # published frames remembered for their answers (≈ 1.3 s at 200 Hz)
+LATENCY_SAMPLES = 60_000  # latencies kept for the percentiles (5 min at 200 Hz)
 
 
 @dataclass(frozen=True)

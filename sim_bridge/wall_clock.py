@@ -6,7 +6,7 @@ In real time the bridge poses as one: :class:`WallClockBackend` wraps the MuJoCo
 shifts every time it reports (``now_s``, the frames' and the ground truth's stamps) and takes
 (pushes) by an offset, so that stamps are system time [s since the epoch] — the controllers run
 with ``use_sim_time`` false and nobody needs ``/clock`` (measured with it: a publication per frame
-and a callback per frame in every node, ≈ 30 % of the two cores at 250 Hz).
+and a callback per frame in every node, ≈ 30 % of the two cores at 250 Hz, 2026-12-03).
 
 The offset is set by :meth:`anchor`: sim time ``now_s`` of the wrapped simulation is the wall
 time ``wall_s``. The real-time loop anchors while the robot hangs in its gantry (sim time stands,

@@ -26,7 +26,7 @@ from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.rotations import quat_to_matrix, quats_yaw
 from biped_common.stamp_pairing import StampedParts
-from biped_common.state import SensorFrame
+from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.estimator import SIDES, StateEstimator
 
 PARTS = ("joints", "imu", "left", "right")
@@ -115,12 +115,13 @@ class StateEstimatorNode(GuardedNode):
         self.destroy_subscription(self._anchor_subscription)
         return True
 
-    def add_frame_listener(self, listener: Callable[[int, SensorFrame, Odometry | None], None]) -> None:
-        """Call ``listener(stamp_ns, frame, odom)`` for every complete sensor frame, after its
-        estimate is published: ``odom`` is the latest published estimate (this frame's, or an
-        older one when this frame could not be estimated; None before the first). For a node
-        composed into this process (the walking WBC), which then needs no sensor subscriptions
-        of its own: one deserialization per message, no second DDS hop for /odom."""
+    def add_frame_listener(self, listener: Callable[[int, SensorFrame, BaseState | None], None]) -> None:
+        """Call ``listener(stamp_ns, frame, estimate)`` for every complete sensor frame, once it is
+        estimated and before its /odom is published (the robot waits for the command, not for
+        /odom): ``estimate`` is the latest good one (this frame's, or an older one when this frame
+        could not be estimated; None before the first). For a node composed into this process
+        (the walking WBC), which then needs no sensor subscriptions of its own: one
+        deserialization per message, no second DDS hop, no /odom to decode."""
         self._listeners.append(listener)
 
     def _on(self, part: str, msg) -> None:
@@ -131,9 +132,9 @@ class StateEstimatorNode(GuardedNode):
         if self._last_published is not None and stamp_ns == self._last_published[0]:
             # The same frame again: a lockstep simulator holding (a controller is restarting)
             # re-publishes it; so does its estimate, for a controller that missed it.
-            self._pub.publish(self._last_published[1])
             if self._last_frame is not None and self._last_frame[0] == stamp_ns:
                 self._notify(stamp_ns, self._last_frame[1])
+            self._pub.publish(self._last_published[1])
             return
         try:
             frame = conv.sensor_frame_from_messages(parts["joints"], parts["imu"], {s: parts[s] for s in SIDES})
@@ -141,22 +142,25 @@ class StateEstimatorNode(GuardedNode):
             self._warn(f"sensor frame rejected: {exc}")
             return
         self._last_frame = (stamp_ns, frame)
-        self._estimate(stamp_ns, frame)
+        estimate = self._estimate(stamp_ns, frame)
         self._notify(stamp_ns, frame)
+        if estimate is not None:
+            self._publish(stamp_ns, estimate)
 
     def _notify(self, stamp_ns: int, frame: SensorFrame) -> None:
-        odom = self._last_published[1] if self._last_published is not None else None
         for listener in self._listeners:
-            listener(stamp_ns, frame, odom)
+            listener(stamp_ns, frame, self._last_good)
 
-    def _estimate(self, stamp_ns: int, frame: SensorFrame) -> None:
+    def _estimate(self, stamp_ns: int, frame: SensorFrame) -> BaseState | None:
+        """Update the estimate with ``frame``: the new estimate, or None (not started, or failed:
+        logged, and the estimator restarted)."""
         if self.estimator is None and not self._start_estimator(stamp_ns * 1e-9):
-            return
+            return None
         estimate = self.estimator.update(frame)
         for warning in self.estimator.status.warnings:
             self._warn(warning)
         if estimate is None:
-            return
+            return None
         if not all(np.all(np.isfinite(a)) for a in (estimate.position_m, estimate.orientation_wxyz,
                                                       estimate.linear_velocity_world_m_s,
                                                       estimate.angular_velocity_base_rad_s)):
@@ -167,8 +171,12 @@ class StateEstimatorNode(GuardedNode):
                                     "good estimate")
             self.estimator = StateEstimator(self.robot, initial_yaw_rad=float(quats_yaw(last.orientation_wxyz)) if last else 0.0,
                                             initial_xy_m=tuple(last.position_m[:2]) if last else (0.0, 0.0))
-            return
+            return None
         self._last_good = estimate
+        return estimate
+
+    def _publish(self, stamp_ns: int, estimate: BaseState) -> None:
+        """/odom of ``estimate`` with its covariances."""
         rotation = quat_to_matrix(estimate.orientation_wxyz)
         twist = self.estimator.twist_covariance()
         twist[:3, :3] = rotation.T @ twist[:3, :3] @ rotation  # linear velocity: world → base axes

@@ -28,6 +28,7 @@ from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from biped_common.state import BaseState
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
 
@@ -127,22 +128,28 @@ class WbcNode(GuardedNode):
         except ValueError as exc:
             self._log_error(f"sensor frame rejected: {exc}")
             return
+        base = None
+        if odom is not None:
+            try:
+                base = conv.base_state_from_odometry(odom)
+            except ValueError as exc:
+                self._log_error(f"base state rejected ({exc}): standing")
         self._answered_ns = stamp_ns
-        self._answer(frame, odom)
+        self._answer(frame, base)
 
-    def _on_estimated_frame(self, stamp_ns: int, frame, odom: Odometry | None) -> None:
+    def _on_estimated_frame(self, stamp_ns: int, frame, base: BaseState | None) -> None:
         """A frame and the latest estimate from the estimator in this process (composed)."""
         if stamp_ns < self._answered_ns:
             return
         self._answered_ns = stamp_ns
-        self._answer(frame, odom)
+        self._answer(frame, base)
 
-    def _answer(self, frame, odom: Odometry | None) -> None:
+    def _answer(self, frame, base: BaseState | None) -> None:
         if not self.walking:
             self._pub.publish(conv.joint_command_message(self.stand.command(frame)))
             return
         started = time.perf_counter()
-        command = self._walk(frame, odom)
+        command = self._walk(frame, base)
         self._solve_s.append(time.perf_counter() - started)
         if command is None:
             return  # no answer: the bridge's watchdog damps (and in lockstep holds) — logged in _walk
@@ -151,11 +158,11 @@ class WbcNode(GuardedNode):
             self._last_report = time.monotonic()
             self._pub_timing.publish(conv.timing_status_message(frame.stamp_s, "wbc", self._solve_s[-5000:]))
 
-    def _walk(self, frame, odom: Odometry | None):
-        if odom is None:
+    def _walk(self, frame, base: BaseState | None):
+        if base is None:
             self._warn("no base state yet: standing")
             return self.stand.command(frame)
-        base_age_s = frame.stamp_s - conv.stamp_to_seconds(odom.header.stamp)
+        base_age_s = frame.stamp_s - base.stamp_s
         if base_age_s > MAX_BASE_STATE_AGE_S:
             # The estimator stopped (died, respawning): walking on a frozen base state steers the
             # robot blind. No answer: the bridge damps, and in lockstep holds, until it returns.
@@ -163,7 +170,6 @@ class WbcNode(GuardedNode):
                        f"until /{conv.STATE_TOPICS[self.config.state_source]} resumes", key="stale base state")
             return None
         try:
-            base = conv.base_state_from_odometry(odom)
             q, v = self.robot.state_from(base, frame.joint_names, frame.position_rad, frame.velocity_rad_s)
         except ValueError as exc:
             self._log_error(f"state rejected ({exc}): standing")

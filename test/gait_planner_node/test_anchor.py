@@ -47,7 +47,7 @@ def test_the_watch_speaks_after_confirmations_only_when_both_feet_are_down_away_
     far = soles_of(planner, dx_m=2 * LEFT_PLAN_POSITION_M)
     assert all(watch.left_the_plan(planner.reference(), far) is None for _ in range(CONFIRMATIONS - 1))
     reason = watch.left_the_plan(planner.reference(), far)
-    assert reason is not None and "left sole 10 cm" in reason
+    assert reason is not None and f"left sole {200 * LEFT_PLAN_POSITION_M:.0f} cm" in reason
     # A foot in the air (mid-step) never triggers, however far: a restart begins in double support.
     lifted = soles_of(planner, dx_m=0.3, dz_m=0.05)
     assert all(watch.left_the_plan(planner.reference(), lifted) is None for _ in range(10))

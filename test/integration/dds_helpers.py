@@ -82,6 +82,7 @@ class Probe:
         self.pelvis_xy_m: list[tuple[float, float]] = []  # world frame, from the same messages
         self.modes: list[tuple[float, str]] = []
         self.command_stamps: list[float] = []
+        self.realtime: dict[str, float] | None = None  # the real-time bridge's latest deadline tally
         from diagnostic_msgs.msg import DiagnosticArray
         from nav_msgs.msg import Odometry
         from trajectory_msgs.msg import JointTrajectory
@@ -100,6 +101,7 @@ class Probe:
         for status in msg.status:
             if status.name == "sim_bridge":
                 self.modes.append((conv.stamp_to_seconds(msg.header.stamp), status.message))
+        self.realtime = conv.realtime_from_status(msg) or self.realtime
 
     def spin_until(self, condition, timeout_s: float, alive=()) -> bool:
         """Serve callbacks until ``condition()`` or ``timeout_s``; False on timeout or when one of

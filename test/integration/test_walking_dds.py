@@ -55,21 +55,27 @@ def test_the_teleop_script_over_dds(tmp_path, ros_domain_id, robot_name, state_s
         assert estimate["velocity_rms_mps"] <= 0.05 and estimate["position_drift_ratio"] <= 0.03
 
 
-@pytest.mark.slow  # real time on a shared 2-core machine: the robot fell during start-up in one CI run
-def test_a_real_time_run_reports_its_timing(tmp_path, ros_domain_id):
-    """Real time over DDS (biped, estimator, MEMS sensors): the run reports the realtime block
-    (over the whole simulated time, a fall included). Not yet a walking bar — on this machine the
-    stack does not keep up in real time (issue #15); the figures here guard the measurement and a
-    regression below today's pace."""
-    scenario = Scenario("short", (Segment("stand", 2.0, (0.0, 0.0, 0.0)), Segment("forward", 2.0, (0.2, 0.0, 0.0))))
-    result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path, progress=lambda m: None,
-                                   state_source="estimator", realtime=True)
+def test_the_humanoid_walks_in_real_time_over_dds(tmp_path, ros_domain_id):
+    """Real time over DDS (humanoid, estimator, MEMS sensors, the bridge and the control process at
+    SCHED_FIFO 50 as the demo runs them): 11 s of walking on the wall clock with the lockstep
+    tracking bars. The timing bounds are looser than issue #15's (sim/wall >= 0.98, no watchdog
+    trip, <= 1 % deadline misses, latency p99 <= 4 ms) so a shared machine does not flake them,
+    and tight enough to catch the stack as it was (it fell within 2 s; 75-98 % misses)."""
+    scenario = Scenario("real time", (Segment("stand", 2.0, (0.0, 0.0, 0.0)), Segment("forward", 7.0, (0.3, 0.0, 0.0)),
+                                      Segment("turn", 4.0, (0.2, 0.0, 0.3))))
+    result = run_walk_multiprocess("humanoid", "neutral", scenario, tmp_path, progress=lambda m: None,
+                                   state_source="estimator", realtime=True, realtime_priority=50)
+    log = (tmp_path / "launch.log").read_text()
+    warnings = "\n".join(line for line in log.splitlines() if "WARN" in line or "ERROR" in line)[-3000:]
+    try:
+        check(result.metrics)
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\nrealtime: {result.metrics.get('realtime')}\nnode warnings:\n{warnings}") from None
     block = result.metrics["realtime"]
     assert "real time" in result.metrics["mode"]
-    assert 0.3 <= block["sim_over_wall"] <= 1.1, block
-    assert block["deadline_misses"]["frames"] >= 50, block
-    assert 0.0 < block["latency_ms"]["p50"] <= block["latency_ms"]["p99"] <= block["latency_ms"]["max"] < 1000.0
+    assert block["sim_over_wall"] >= 0.95, block
+    assert block["watchdog_trips"] <= 1, block
+    assert block["deadline_misses"]["frames"] >= 13 * 190 and block["deadline_misses"]["fraction"] <= 0.25, block
+    assert block["latency_ms"]["p99"] <= 15.0, block
     assert {"sim_bridge", "walking_control", "walking_planning"} <= set(block["cpu_percent"]), block
-    assert all(0.0 <= v <= 200.0 for v in block["cpu_percent"].values()), block
-    log = (tmp_path / "launch.log").read_text()
     assert "starting the simulation" in log and "Traceback" not in log

@@ -42,12 +42,16 @@ def test_elbow_reaches_a_target_on_activations_over_dds(tmp_path, ros_domain_id)
                                        lambda m: seen.__setitem__("activations", seen["activations"] + 1), 10)
         assert probe.spin_until(lambda: seen["activations"] > 50, timeout_s=60, alive=[sim, allocator]), \
             processes.output("muscle_sim")[-2000:] + processes.output("muscle_allocator")[-2000:]
-        bad.publish(conv.muscle_activations_message(0.0, ["no_such_muscle"], [0.5]))
+        refusal = "activations refused: unknown muscles: no_such_muscle"
+        for _ in range(10):  # one message may go before discovery has matched the sim's subscription
+            bad.publish(conv.muscle_activations_message(0.0, ["no_such_muscle"], [0.5]))
+            if probe.spin_until(lambda: refusal in processes.output("muscle_sim"), timeout_s=1.0, alive=[sim, allocator]):
+                break
         start = seen["states"][-1][0]
         assert probe.spin_until(lambda: seen["states"][-1][0] - start > 3.0, timeout_s=90, alive=[sim, allocator])
         final = np.array([q for t, q in seen["states"] if t > seen["states"][-1][0] - 0.5])
         assert np.all(np.abs(final - TARGET_RAD) < 0.05), final[-5:]
-        assert "activations refused: unknown muscles: no_such_muscle" in processes.output("muscle_sim")
+        assert refusal in processes.output("muscle_sim")
         assert processes.stop("muscle_allocator") == 0 and processes.stop("muscle_sim") == 0
     finally:
         processes.stop_all()

@@ -45,11 +45,18 @@ def test_humanoid_reaches_a_goal_over_dds(tmp_path, ros_domain_id):
                 break
         assert seen["trajectories"], processes.output("launch")[-3000:]
         end = seen["trajectories"][0].end_s
-        assert probe.spin_until(lambda: probe.sim_time_s() >= end + 0.7, timeout_s=120, alive=[launcher])
         robot = load_robot("humanoid")
-        joints = robot.joint_vector(seen["joints"].name, seen["joints"].position)
-        hand = HumanoidArms(robot).hand_pose("right", joints).translation
-        assert np.linalg.norm(hand - np.array(TARGET)) <= 0.01, hand
+        arms = HumanoidArms(robot)
+
+        def hand():
+            return arms.hand_pose("right", robot.joint_vector(seen["joints"].name, seen["joints"].position)).translation
+        # Within 2 s of sim time after the trajectory's end. In lockstep only the commands are in
+        # step with the simulation: the trajectory reaches the WBC after a DDS delivery of wall
+        # time during which sim time runs on (seen: the arm starting 0.5 s of sim time after the
+        # trajectory's start at 200 Hz), so the end of the plan is not when the hand is there.
+        assert probe.spin_until(lambda: np.linalg.norm(hand() - np.array(TARGET)) <= 0.01 or probe.sim_time_s() >= end + 2.0,
+                                timeout_s=120, alive=[launcher])
+        assert np.linalg.norm(hand() - np.array(TARGET)) <= 0.01, hand()
         goals.publish(goal(np.nan, 0.0, 0.0))
         goals.publish(goal(0.2, -0.2, 0.2, frame="elbow_cam"))
         probe.spin_until(lambda: False, timeout_s=2.0, alive=[launcher])

@@ -3,9 +3,10 @@ real-time factor (issue #15 bars 3 and "per-tick compute cut ≥ 3×").
 
 The run: stand 1 s, forward 0.3 m/s 4 s, turn 0.5 rad/s 3 s (neutral), on the estimator with MEMS
 sensors, per robot. Each core's entry point is timed around its call (the class methods wrapped
-here, nothing changed in the stack): at 500 Hz the bridge's measurement (MuJoCo sensors, contact
-wrenches), the bridge's step (command arbitration, two 1 kHz ``mj_step``), the state estimator, the
-walking WBC tick; at 125 Hz the gait planner (step + reference) and the MPC tick. Printed: p50 and
+here, nothing changed in the stack): at the control rate (:mod:`biped_common.rates`) the bridge's
+measurement (MuJoCo sensors, contact wrenches), the bridge's step (command arbitration, the 1 kHz
+``mj_step`` of one period), the state estimator, the walking WBC tick; at the planning rate the
+gait planner (step + reference) and the MPC tick. Printed: p50 and
 p99 per call [ms], and the loop's real-time factor without the timers (a separate run, so the
 wrappers' own cost does not count).
 
@@ -21,6 +22,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from biped_common.rates import CONTROL_RATE_HZ, PLANNING_RATE_HZ
 from biped_stack.scenario import Scenario, Segment
 from biped_stack.walking import run_walk
 
@@ -34,14 +36,15 @@ def _targets():
     from sim_bridge.bridge import SimBridge
     from state_estimator_node.estimator import StateEstimator
     from wbc_node.walking import WalkingWbc
-    return {"bridge measure (500 Hz)": (SimBridge, "measure"),
-            "bridge submit (500 Hz)": (SimBridge, "submit"),
-            "bridge step (500 Hz)": (SimBridge, "step"),
-            "state estimator (500 Hz)": (StateEstimator, "update"),
-            "WBC tick (500 Hz)": (WalkingWbc, "command"),
-            "planner step (125 Hz)": (GaitPlanner, "step"),
-            "planner reference (125 Hz)": (GaitPlanner, "reference"),
-            "MPC tick (125 Hz)": (ComPlanner, "update")}
+    control, planning = f"({CONTROL_RATE_HZ:g} Hz)", f"({PLANNING_RATE_HZ:g} Hz)"
+    return {f"bridge measure {control}": (SimBridge, "measure"),
+            f"bridge submit {control}": (SimBridge, "submit"),
+            f"bridge step {control}": (SimBridge, "step"),
+            f"state estimator {control}": (StateEstimator, "update"),
+            f"WBC tick {control}": (WalkingWbc, "command"),
+            f"planner step {planning}": (GaitPlanner, "step"),
+            f"planner reference {planning}": (GaitPlanner, "reference"),
+            f"MPC tick {planning}": (ComPlanner, "update")}
 
 
 def timed_run(robot: str) -> dict[str, np.ndarray]:
@@ -79,10 +82,10 @@ def main(robots: list[str]) -> None:
         per_period = 0.0
         for label, durations in timings.items():
             ms = durations * 1e3
-            rate_hz = 500 if "500 Hz" in label else 125
-            per_period += ms.mean() * rate_hz / 500
+            rate_hz = CONTROL_RATE_HZ if f"({CONTROL_RATE_HZ:g} Hz)" in label else PLANNING_RATE_HZ
+            per_period += ms.mean() * rate_hz / CONTROL_RATE_HZ
             print(f"    {label:32s} p50 {np.median(ms):6.3f} ms  p99 {np.percentile(ms, 99):6.3f} ms  (n={ms.size})")
-        print(f"    {'sum per 2 ms control period (means)':32s} {per_period:6.3f} ms")
+        print(f"    {f'sum per {1e3 / CONTROL_RATE_HZ:g} ms control period (means)':32s} {per_period:6.3f} ms")
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from sensor_msgs.msg import Imu, JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
+from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.ros_node_tools import SENSOR_QOS
 from biped_common.robot_model import load_robot
 from biped_stack.launcher import executable_command
@@ -56,7 +57,7 @@ def main() -> None:
     try:
         warmup = 200
         for k in range(args.frames + warmup):
-            stamp = (k + 1) * 0.002
+            stamp = (k + 1) / CONTROL_RATE_HZ
             js = conv.joint_state_message(frame)
             js.header.stamp = conv.seconds_to_stamp(stamp)
             imu = conv.imu_message(stamp, frame.imu, "imu")
@@ -84,8 +85,8 @@ def main() -> None:
     rt = np.array(round_trips_ms)
     print(f"DDS round trip bridge -> wbc_node ({args.robot}, stand controller) -> bridge, {len(rt)} frames:")
     print(f"  median {np.median(rt):.3f} ms   p99 {np.percentile(rt, 99):.3f} ms   max {rt.max():.3f} ms")
-    print(f"  (includes the controller's compute; at 500 Hz lockstep this alone bounds the real-time "
-          f"factor at {2.0 / np.median(rt):.2f})")
+    print(f"  (includes the controller's compute; at {CONTROL_RATE_HZ:g} Hz lockstep this alone bounds the "
+          f"real-time factor at {1e3 / CONTROL_RATE_HZ / np.median(rt):.2f})")
 
 
 if __name__ == "__main__":

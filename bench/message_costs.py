@@ -1,4 +1,4 @@
-"""What a 125 Hz message costs in Python: the gait reference and the CoM plan as tables
+"""What a planning-rate message costs in Python: the gait reference and the CoM plan as tables
 (std_msgs/Float64MultiArray, what the stack sends) against the same content as trajectory messages
 (trajectory_msgs/MultiDOFJointTrajectory, what it sent before): build, serialize, deserialize,
 decode — medians and p99 over repeated calls, humanoid walking at 0.3 m/s.

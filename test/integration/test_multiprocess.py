@@ -120,6 +120,29 @@ def test_realtime_mode_runs_at_wall_clock_pace(stack):
     assert processes.stop("launch") == 0
 
 
+def test_in_real_time_the_bridge_damps_within_its_watchdog_when_the_controller_dies(stack):
+    """Issue #15 bar 5 on the wall clock: the controller's process is killed (SIGKILL) while the
+    robot stands in real time; the bridge damps as the lockstep test asks (within 50 ms of the last
+    command's frame, in the bridge's own system-clock stamps). The watchdog counts its 20 ms from
+    the tick that took the last command, and the tick after 20 ms notices: measured 25-35 ms."""
+    import os
+    import re
+    import signal
+    processes, probe = stack
+    launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped", "timing_mode:=realtime", "walk:=false",
+                                "realtime_priority:=50")
+    assert probe.spin_until(lambda: probe.realtime is not None and probe.realtime["frames"] >= 400,
+                            timeout_s=60, alive=[launcher])  # 2 s of standing on the wall clock
+    assert probe.spin_until(probe.heard_the_latest_command, timeout_s=30, alive=[launcher])
+    pid = int(re.findall(r"\[launch\] started wbc \(pid (\d+)\)", processes.output("launch"))[-1])
+    os.kill(pid, signal.SIGKILL)
+    assert probe.spin_until(lambda: any(m == "damping" for _, m in probe.modes), timeout_s=30, alive=[launcher])
+    damping_at = next(t for t, m in probe.modes if m == "damping")
+    last_command = max(t for t in probe.command_stamps if t <= damping_at)
+    assert 0.020 < damping_at - last_command <= 0.05, (last_command, damping_at)
+    assert processes.stop("launch") == 0
+
+
 def test_unknown_robot_is_a_clear_error(stack):
     processes, _ = stack
     launcher = processes.launch("launch", "sim.launch.xml", "robot:=dinosaur")

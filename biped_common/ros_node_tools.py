@@ -151,18 +151,22 @@ class GuardedNode(Node):
         return topic if topic.startswith("/") else self.resolve_topic_name(topic)
 
     def subscribe(self, msg_type, topic: str, callback: Callable, qos_profile, check: Callable | None = None,
-                  max_age_s: float | None = 1.0, max_lead_s: float = 0.5):
+                  max_age_s: float | None = 1.0, max_lead_s: float = 0.5, read: Callable[[bytes], Any] | None = None):
         """Subscribe with ``callback`` seeing only messages that pass ``check(msg)`` (which raises
         ValueError naming the field) and, when ``max_age_s`` is given, whose ``header.stamp`` is
         neither older than ``max_age_s`` nor more than ``max_lead_s`` ahead of the node's clock
-        (not checked before the clock runs: sim time before the first /clock)."""
+        (not checked before the clock runs: sim time before the first /clock). ``read``: take the
+        messages serialized and read them with it (:mod:`biped_common.cdr_views`: a view with the
+        message's attributes, checked the same way) instead of rclpy's deserializer."""
         def checked(msg):
+            if read is not None:
+                msg = read(msg)
             if max_age_s is not None:
                 self.check_stamp_age(msg.header.stamp, max_age_s, max_lead_s)
             if check is not None:
                 check(msg)
             callback(msg)
-        return self.create_subscription(msg_type, topic, checked, qos_profile)
+        return self.create_subscription(msg_type, topic, checked, qos_profile, raw=read is not None)
 
     def subscribe_decoded(self, msg_type, topic: str, decode: Callable, callback: Callable, qos_profile,
                           max_age_s: float | None = 1.0, max_lead_s: float = 0.5,

@@ -20,6 +20,7 @@ from std_msgs.msg import Float64MultiArray
 from sensor_msgs.msg import Imu, JointState
 
 from biped_common import conversions as conv
+from biped_common.cdr_views import JointStateReader, imu_view, wrench_stamped_view
 from biped_common.errors import ConfigError
 from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import load_robot
@@ -70,12 +71,15 @@ class StateEstimatorNode(GuardedNode):
         self._last_frame: tuple[int, SensorFrame] | None = None
         self._listeners: list[Callable[[int, SensorFrame, Odometry | None], None]] = []
         self._pub = self.create_publisher(Odometry, "odom", SENSOR_QOS)
+        # The frame's four messages read from their bytes (cdr_views): rclpy's deserializer cost more
+        # than the filter step.
         self.subscribe(JointState, "joint_states", lambda m: self._on("joints", m), SENSOR_QOS,
-                       check=conv.joint_state_check(self.robot))
-        self.subscribe(Imu, "imu", lambda m: self._on("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot))
+                       check=conv.joint_state_check(self.robot), read=JointStateReader())
+        self.subscribe(Imu, "imu", lambda m: self._on("imu", m), SENSOR_QOS, check=conv.imu_check(self.robot),
+                       read=imu_view)
         for side in SIDES:
             self.subscribe(WrenchStamped, f"foot/{side}/wrench", lambda m, s=side: self._on(s, m), SENSOR_QOS,
-                           check=conv.wrench_check(self.robot, side))
+                           check=conv.wrench_check(self.robot, side), read=wrench_stamped_view)
         self.get_logger().info(f"state estimator for {self.robot.name}: IMU attitude EKF + leg odometry")
 
     def _on_reference(self, reference: GaitReference) -> None:

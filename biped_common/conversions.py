@@ -166,17 +166,28 @@ def outside_joint_range(angles_rad, lower_rad, upper_rad) -> np.ndarray:
     return (angles < np.asarray(lower_rad) - JOINT_RANGE_MARGIN_RAD) | (angles > np.asarray(upper_rad) + JOINT_RANGE_MARGIN_RAD)
 
 
-def check_joint_state(msg: JointState, joint_index: dict[str, int], lower_rad, upper_rad) -> None:
+def check_joint_state(msg: JointState, joint_index: dict[str, int], lower_rad, upper_rad,
+                      known_order: dict | None = None) -> None:
     """A robot joint state: known unique names, one finite position (within the joint's range
-    ± JOINT_RANGE_MARGIN_RAD) and velocity per name, efforts empty or one per name."""
-    check_names(list(msg.name), joint_index, "name")
-    n = len(msg.name)
+    ± JOINT_RANGE_MARGIN_RAD) and velocity per name, efforts empty or one per name.
+    ``known_order``: a dict kept between calls, mapping a names tuple already found valid to its
+    joints' (lower, upper) limits — a robot sends the same names in every message."""
+    names = tuple(msg.name)
+    limits = known_order.get(names) if known_order is not None else None
+    if limits is None:
+        check_names(names, joint_index, "name")
+        index = np.array([joint_index[name] for name in names], dtype=int)
+        limits = (np.asarray(lower_rad)[index], np.asarray(upper_rad)[index])
+        if known_order is not None:
+            if len(known_order) >= 4:  # a handful of orders at most: a robot and some tools
+                known_order.clear()
+            known_order[names] = limits
+    n = len(names)
     _check_length(msg.position, n, "position")
     _check_length(msg.velocity, n, "velocity")
     _check_length(msg.effort, n, "effort", allow_empty=True)
     position = finite_within(msg.position, 1e3, "position")
-    index = np.array([joint_index[name] for name in msg.name], dtype=int)
-    outside = outside_joint_range(position, np.asarray(lower_rad)[index], np.asarray(upper_rad)[index])
+    outside = outside_joint_range(position, *limits)
     if outside.any():
         k = int(np.flatnonzero(outside)[0])
         raise ValueError(f"position[{k}] ({msg.name[k]}): {position[k]:.3g} rad outside the joint's range")
@@ -224,7 +235,9 @@ def trajectory_times_s(points, field: str = "points") -> np.ndarray:
 
 def joint_state_check(robot):
     """``check(msg)`` for the joint states of ``robot`` (a RobotModel)."""
-    return lambda msg: check_joint_state(msg, robot.joint_index, robot.position_lower_rad, robot.position_upper_rad)
+    known_order: dict = {}  # valid name orders seen, with their limits (check_names once per order)
+    return lambda msg: check_joint_state(msg, robot.joint_index, robot.position_lower_rad, robot.position_upper_rad,
+                                         known_order)
 
 
 def imu_check(robot):

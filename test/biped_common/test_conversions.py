@@ -180,3 +180,29 @@ def test_com_plan_round_trip():
     msg.data = data.ravel().tolist()
     with pytest.raises(ValueError, match=r"CoM height must be in \(0.05, 10\) m"):
         conv.com_plan_from_message(msg)
+
+
+def test_the_joint_state_check_remembers_valid_name_orders_but_checks_every_value():
+    from sensor_msgs.msg import JointState
+    robot = load_robot("biped")
+    check = conv.joint_state_check(robot)
+    msg = JointState(name=list(robot.joint_names), position=[0.0] * robot.n_joints, velocity=[0.0] * robot.n_joints)
+    for _ in range(2):  # the second time from the remembered order
+        check(msg)
+    msg.position[2] = float("nan")
+    with pytest.raises(ValueError, match="position: non-finite value at index 2"):
+        check(msg)
+    msg.position[2] = 9.0
+    with pytest.raises(ValueError, match=rf"position\[2\] \({robot.joint_names[2]}\): 9 rad outside"):
+        check(msg)
+    msg.position[2] = 0.0
+    msg.name[0] = msg.name[1]  # a new order (a duplicate): checked, refused, not remembered
+    with pytest.raises(ValueError, match="duplicate"):
+        check(msg)
+    with pytest.raises(ValueError, match="duplicate"):
+        check(msg)
+    swapped = JointState(name=list(reversed(robot.joint_names)), position=[0.0] * robot.n_joints,
+                         velocity=[0.0] * robot.n_joints)
+    swapped.position[0] = 9.0  # the limits follow the order: the last joint's
+    with pytest.raises(ValueError, match=rf"\({robot.joint_names[-1]}\)"):
+        check(swapped)

@@ -95,6 +95,17 @@ class _Reader:
         return SimpleNamespace(stamp=self.stamp(), frame_id=self.string())
 
 
+def leading_stamp_ns(buffer: bytes) -> int:
+    """The leading stamp [ns] of a serialized message whose first field is a stamp (a
+    ``std_msgs/Header``'s, or ``rosgraph_msgs/Clock``'s) — for a recorder that keeps messages
+    serialized and must not deserialize each at the control rate."""
+    try:
+        stamp = _Reader(buffer).stamp()
+    except ValueError as exc:
+        raise ValueError(f"{exc} with a leading stamp") from None
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
 class JointStateReader:
     """``sensor_msgs/JointState`` bytes → a view (``header``, ``name``, ``position``, ``velocity``,
     ``effort`` as float arrays). The names' bytes are compared with the previous message's and

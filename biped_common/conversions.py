@@ -50,7 +50,6 @@ from __future__ import annotations
 
 import array
 import math
-import struct
 from dataclasses import fields as dataclass_fields
 from typing import Sequence
 
@@ -291,17 +290,6 @@ def seconds_to_stamp(seconds: float) -> Time:
 def stamp_to_ns(stamp: Time) -> int:
     """Integer nanoseconds of a stamp (exact; use it to pair messages)."""
     return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
-
-
-def serialized_stamp_ns(serialized: bytes) -> int:
-    """The leading stamp [ns] of a serialized message whose first field is a stamp (a
-    ``std_msgs/Header``'s, or ``rosgraph_msgs/Clock``'s): CDR puts a 4-byte encapsulation header
-    (byte 1: 1 little-endian, 0 big-endian) before int32 ``sec`` and uint32 ``nanosec``. For a
-    recorder that keeps messages serialized and must not deserialize each at the control rate."""
-    if len(serialized) < 12 or serialized[0] != 0 or serialized[1] not in (0, 1):
-        raise ValueError("not a CDR-serialized message with a leading stamp")
-    sec, nanosec = struct.unpack_from("<iI" if serialized[1] else ">iI", serialized, 4)
-    return sec * 1_000_000_000 + nanosec
 
 
 def stamp_to_seconds(stamp: Time) -> float:

@@ -22,6 +22,7 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common import conversions as conv
+from biped_common.cdr_views import leading_stamp_ns
 from biped_common.robot_model import load_robot
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
                                   max_foot_slip_m, segment_metrics)
@@ -96,7 +97,6 @@ class _Recorder:
         self.contacts: list[tuple[float, bool, bool]] = []
         self.plans: list[tuple[float, float, float]] = []
         self.timing: dict[str, dict] = {}
-        self.bridge_modes: list[tuple[float, str]] = []  # (sim time [s], mode) as the bridge reports them
         self._cmd = self.node.create_publisher(Twist, "/cmd_vel", 10)
         self._next_cmd_s = 0.0
         self.node.create_subscription(Float64MultiArray, "/gait/reference", self._on_reference, 50)
@@ -115,7 +115,7 @@ class _Recorder:
         """Decode what was kept serialized (first copy of each stamp: a holding lockstep bridge
         re-publishes its frame)."""
         from rclpy.serialization import deserialize_message
-        stamp = conv.serialized_stamp_ns
+        stamp = leading_stamp_ns
         for key, into in (("ground_truth", self.odom), ("estimates", self.estimates), ("joints", self.joints)):
             for raw in self.serialized[key]:
                 into.setdefault(stamp(raw), deserialize_message(raw, self._types[key]))
@@ -128,10 +128,10 @@ class _Recorder:
     def _on_joints(self, raw: bytes) -> None:
         """A frame's joint state: the stack's present (its stamp) and the scenario's clock."""
         self.serialized["joints"].append(raw)
-        self.sim_time_s = conv.serialized_stamp_ns(raw) * 1e-9
+        self.sim_time_s = leading_stamp_ns(raw) * 1e-9
         if self.start_s is None and self.plans and self.serialized["ground_truth"] and \
                 (not self._realtime or self.realtime is not None):
-            self.start_s = min(self.sim_time_s, conv.serialized_stamp_ns(self.serialized["ground_truth"][-1]) * 1e-9)
+            self.start_s = min(self.sim_time_s, leading_stamp_ns(self.serialized["ground_truth"][-1]) * 1e-9)
         if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:
             self._next_cmd_s = self.sim_time_s + COMMAND_PERIOD_S
             self._cmd.publish(self._twist(self.scenario.command_at(self.scenario_time_s)))
@@ -143,9 +143,6 @@ class _Recorder:
     def _on_diagnostics(self, msg) -> None:
         self.timing.update(conv.timing_from_status(msg))
         self.realtime = conv.realtime_from_status(msg) or self.realtime
-        for status in msg.status:
-            if status.name == "sim_bridge":
-                self.bridge_modes.append((conv.stamp_to_seconds(msg.header.stamp), status.message))
 
     def _on_reference(self, msg) -> None:
         try:

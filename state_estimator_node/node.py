@@ -69,7 +69,7 @@ class StateEstimatorNode(GuardedNode):
         self._last_good = None
         self._last_published: tuple[int, Odometry] | None = None  # (frame stamp ns, its /odom)
         self._last_frame: tuple[int, SensorFrame] | None = None
-        self._listeners: list[Callable[[int, SensorFrame, Odometry | None], None]] = []
+        self._listeners: list[Callable[[int, SensorFrame, BaseState | None], None]] = []
         self._pub = self.create_publisher(Odometry, "odom", SENSOR_QOS)
         # The frame's four messages read from their bytes (cdr_views): rclpy's deserializer cost more
         # than the filter step.

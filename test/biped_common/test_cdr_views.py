@@ -6,7 +6,9 @@ from geometry_msgs.msg import WrenchStamped
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import Imu, JointState
 
-from biped_common.cdr_views import JointStateReader, imu_view, wrench_stamped_view
+from biped_common import conversions as conv
+from biped_common.cdr_views import JointStateReader, imu_view, leading_stamp_ns, wrench_stamped_view
+from biped_common.state import BaseState, JointCommand
 
 RNG = np.random.default_rng(7)
 
@@ -81,3 +83,22 @@ def test_truncated_or_foreign_bytes_are_refused():
             read(bad)
     with pytest.raises(ValueError):
         imu_view(data[:30])
+
+
+NAMES = ("a", "b", "c")
+
+
+@pytest.mark.parametrize("make", [
+    conv.clock_message,
+    lambda t: conv.joint_command_message(JointCommand(t, NAMES, *(np.zeros(3) for _ in range(5)))),
+    lambda t: conv.odometry_message(BaseState(t, np.zeros(3), np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3)),
+                                    "pelvis"),
+], ids=["clock", "joint command", "odometry"])
+def test_the_serialized_stamp_is_the_messages_stamp(make):
+    from rclpy.serialization import serialize_message
+    for t in (0.0, 1.234, 86400.000000001, 12.5):
+        msg = make(t)
+        stamp = msg.clock if hasattr(msg, "clock") else msg.header.stamp
+        assert leading_stamp_ns(serialize_message(msg)) == conv.stamp_to_ns(stamp)
+    with pytest.raises(ValueError, match="leading stamp"):
+        leading_stamp_ns(b"\x01\x00\x00")

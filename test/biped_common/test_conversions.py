@@ -24,22 +24,6 @@ def test_stamps_are_exact_in_nanoseconds():
         assert conv.stamp_to_ns(conv.seconds_to_stamp(t)) == int(round(t * 1e9))
 
 
-@pytest.mark.parametrize("make", [
-    conv.clock_message,
-    lambda t: conv.joint_command_message(JointCommand(t, NAMES, *(np.zeros(3) for _ in range(5)))),
-    lambda t: conv.odometry_message(BaseState(t, np.zeros(3), np.array([1.0, 0, 0, 0]), np.zeros(3), np.zeros(3)),
-                                    "pelvis"),
-], ids=["clock", "joint command", "odometry"])
-def test_the_serialized_stamp_is_the_messages_stamp(make):
-    from rclpy.serialization import serialize_message
-    for t in (0.0, 1.234, 86400.000000001, 12.5):
-        msg = make(t)
-        stamp = msg.clock if hasattr(msg, "clock") else msg.header.stamp
-        assert conv.serialized_stamp_ns(serialize_message(msg)) == conv.stamp_to_ns(stamp)
-    with pytest.raises(ValueError, match="leading stamp"):
-        conv.serialized_stamp_ns(b"\x01\x00\x00")
-
-
 def test_joint_command_round_trip():
     cmd = command()
     back = conv.joint_command_from_message(conv.joint_command_message(cmd), {}, {})

@@ -27,7 +27,7 @@ from biped_common.state import BaseState, JointCommand, SensorFrame
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
                                   max_foot_slip_m, segment_metrics, timing_percentiles_ms)
-from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
+from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on, ticks_between_checks
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.style import Style, load_style
 from mpc_node.planning import ComPlanner
@@ -91,7 +91,7 @@ class WalkingController:
         self.wbc = WalkingWbc(robot, control_period_s=control_period_s, log=self._log)
         self._planner_time_s: float | None = None
         self._follow_watch = FollowWatch()  # as the planner node: re-plan when the robot stopped following
-        self._follow_every_replans = max(1, round(1.0 / (planner_period_s * FOLLOW_CHECK_HZ)))
+        self._follow_every_replans = ticks_between_checks(1.0 / planner_period_s, FOLLOW_CHECK_HZ)
         self._replans = 0
         self.log = WalkingLog()
 

@@ -80,6 +80,11 @@ def stance_mismatch(reference: Reference, soles: dict[str, SolePose]) -> tuple[s
     return worst
 
 
+def ticks_between_checks(planning_rate_hz: float, check_rate_hz: float) -> int:
+    """Planner ticks between two follow checks at ``check_rate_hz`` (at least every tick)."""
+    return max(1, round(planning_rate_hz / check_rate_hz))
+
+
 class FollowWatch:
     """Decides, check by check, that the robot has stopped following the plan."""
 

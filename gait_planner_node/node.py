@@ -38,7 +38,7 @@ from biped_common.errors import ConfigError
 from biped_common.rates import FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
 from biped_common.gait_reference import GaitReference
 from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
-from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on
+from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on, ticks_between_checks
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
 from gait_planner_node.style import StyleError, load_style
@@ -91,7 +91,7 @@ class GaitPlannerNode(GuardedNode):
                                   check=conv.odometry_check(robot))
         self._joints = LatestReader(self, JointState, "joint_states", check=conv.joint_state_check(robot))
         self._follow_watch = FollowWatch()
-        self._follow_every_ticks = max(1, round(self.config.rate_hz / self.config.follow_check_hz))
+        self._follow_every_ticks = ticks_between_checks(self.config.rate_hz, self.config.follow_check_hz)
         self._started_wall_s = time.monotonic()
         self._legs = LegGeometry.from_robot(robot)
         self._log_error = RepeatFilter(self.get_logger().error)

@@ -11,6 +11,7 @@ import numpy as np
 
 from biped_common.robot_model import RobotModel
 from biped_common.rotations import quat_multiply, quat_normalize, so3_exp, matrix_to_quat
+from biped_common.small_math import cross3
 from biped_common.state import BaseState, ImuReading, Push, SensorFrame, Wrench
 from sim_bridge.backend import Backend
 from sim_bridge.commands import JointSetpoints, damping_setpoints
@@ -72,6 +73,7 @@ class MujocoBackend(Backend):
                              for side, f in robot.description.feet.items()}
         self._sole_sites = {side: self._id(mujoco.mjtObj.mjOBJ_SITE, f.sole_site)
                             for side, f in robot.description.feet.items()}
+        self._tree_roots = {side: int(self.model.body_rootid[body]) for side, body in self._foot_bodies.items()}
         self._setpoints = damping_setpoints(robot.kd.copy())
         self._pushes: list[Push] = []
         self._applied_torque = np.zeros(len(self.joint_names))
@@ -152,35 +154,32 @@ class MujocoBackend(Backend):
 
     def foot_wrenches(self) -> dict[str, Wrench]:
         """Ground reaction on each foot (sum over its contacts), in the sole frame about the sole
-        origin [N, N·m]."""
-        ncon = self.data.ncon
-        contact_force = np.zeros(6)
-        forces_world, points_world, feet = [], [], []
-        if ncon:
-            geom_body = self.model.geom_bodyid
-            body1 = geom_body[self.data.contact.geom1[:ncon]]
-            body2 = geom_body[self.data.contact.geom2[:ncon]]
-            frames = self.data.contact.frame[:ncon].reshape(ncon, 3, 3)
-            for side, foot in self._foot_bodies.items():
-                for i in np.flatnonzero((body1 == foot) | (body2 == foot)):
-                    mujoco.mj_contactForce(self.model, self.data, int(i), contact_force)
-                    # The force of geom1 on geom2, in the contact frame whose rows are its axes.
-                    force = frames[i].T @ contact_force[:3]
-                    forces_world.append(-force if body1[i] == foot else force)
-                    points_world.append(self.data.contact.pos[i])
-                    feet.append(side)
+        origin [N, N·m].
+
+        Read from MuJoCo's ``cfrc_ext`` (the external wrench on each body, world axes, about the
+        centre of mass of the body's kinematic tree, ``subtree_com[root]``), which sums every
+        contact force of the body (:func:`mujoco.mj_contactForce` per contact, as a loop here
+        would, at a third of the cost) and the pushes of ``xfrc_applied`` (removed again here).
+        """
+        data = self.data
+        if not data.flg_rnepost:
+            # The accelerometer makes mj_forward compute it; a model without one still works.
+            mujoco.mj_rnePostConstraint(self.model, data)
         wrenches = {}
-        feet_array = np.array(feet)
-        for side in self._foot_bodies:
+        for side, foot in self._foot_bodies.items():
+            torque_about_com, force = data.cfrc_ext[foot, :3], data.cfrc_ext[foot, 3:]
+            tree_com = data.subtree_com[self._tree_roots[side]]
+            applied_force = data.xfrc_applied[foot, :3]
+            if applied_force.any() or data.xfrc_applied[foot, 3:].any():
+                # A push on the foot itself: applied at the foot's centre of mass, not a contact.
+                force = force - applied_force
+                torque_about_com = (torque_about_com - data.xfrc_applied[foot, 3:]
+                                    - cross3(data.xipos[foot] - tree_com, applied_force))
             site = self._sole_sites[side]
-            rotation_t = self.data.site_xmat[site].reshape(3, 3).T
-            mine = feet_array == side
-            if not np.any(mine):
-                wrenches[side] = Wrench(np.zeros(3), np.zeros(3))
-                continue
-            f = np.asarray(forces_world)[mine]
-            levers = np.asarray(points_world)[mine] - self.data.site_xpos[site]
-            wrenches[side] = Wrench(rotation_t @ f.sum(axis=0), rotation_t @ np.cross(levers, f).sum(axis=0))
+            # About the sole origin: τ_sole = τ_com + (com − sole) × f.
+            torque_about_sole = torque_about_com + cross3(tree_com - data.site_xpos[site], force)
+            rotation = data.site_xmat[site].reshape(3, 3)
+            wrenches[side] = Wrench(force @ rotation, torque_about_sole @ rotation)
         return wrenches
 
     def _apply_pushes(self) -> None:

@@ -58,3 +58,48 @@ def test_push_moves_the_robot_for_its_duration_only():
     assert backend.ground_truth().position_m[2] == pytest.approx(z_before, abs=0.01)
     with pytest.raises(KeyError, match="nose"):
         backend.apply_push(Push("nose", np.zeros(3), np.zeros(3), 0.0, 1.0))
+
+
+def contact_loop_wrenches(backend):
+    """The foot wrenches summed contact by contact with mj_contactForce (the definition that
+    ``foot_wrenches`` reads from ``cfrc_ext`` at a third of the cost)."""
+    import mujoco
+    model, data = backend.model, backend.data
+    wrenches = {}
+    for side, foot in backend._foot_bodies.items():
+        site = backend._sole_sites[side]
+        force_sum, torque_sum, contact_force = np.zeros(3), np.zeros(3), np.zeros(6)
+        for i in range(data.ncon):
+            body1 = model.geom_bodyid[data.contact.geom1[i]]
+            body2 = model.geom_bodyid[data.contact.geom2[i]]
+            if foot not in (body1, body2):
+                continue
+            mujoco.mj_contactForce(model, data, i, contact_force)
+            force = data.contact.frame[i].reshape(3, 3).T @ contact_force[:3]  # geom1 on geom2, world
+            force = -force if body1 == foot else force
+            force_sum += force
+            torque_sum += np.cross(data.contact.pos[i] - data.site_xpos[site], force)
+        rotation = data.site_xmat[site].reshape(3, 3)
+        wrenches[side] = (rotation.T @ force_sum, rotation.T @ torque_sum)
+    return wrenches
+
+
+@pytest.mark.parametrize("robot_name", ["biped", "humanoid"])
+def test_foot_wrenches_equal_the_sum_over_contacts_even_with_a_push_on_a_foot(robot_name):
+    robot = load_robot(robot_name)
+    backend = MujocoBackend(robot)
+    hold(backend)
+    foot_body = robot.description.feet["left"].body
+    backend.apply_push(Push(foot_body, np.array([0.0, 30.0, 60.0]), np.array([0.0, 2.0, 0.0]), 0.2, 0.3))
+    backend.apply_push(Push("pelvis", np.array([40.0, 0.0, 0.0]), np.zeros(3), 0.3, 0.3))
+    loaded_feet = set()
+    for _ in range(120):
+        backend.advance(0.005)
+        frame = backend.measure()
+        reference = contact_loop_wrenches(backend)
+        for side, wrench in frame.foot_wrenches.items():
+            np.testing.assert_allclose(wrench.force_n, reference[side][0], atol=1e-9, rtol=0)
+            np.testing.assert_allclose(wrench.torque_nm, reference[side][1], atol=1e-9, rtol=0)
+            if wrench.force_n[2] > 1.0:
+                loaded_feet.add(side)
+    assert loaded_feet == {"left", "right"}

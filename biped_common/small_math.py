@@ -1,8 +1,9 @@
-"""Small fixed-size vector math for the 500 Hz paths, without numpy's per-call overhead.
+"""Small fixed-size vector math for the control-rate paths, without numpy's per-call overhead.
 
 ``np.cross`` on two 3-vectors costs ≈ 19 µs on this machine (argument handling); ``np.linalg.norm``
 ≈ 3 µs; ``np.all(np.isfinite(x))`` ≈ 4 µs. The estimator and the whole-body controller make dozens
-of such calls a tick. These give the same numbers (to rounding) at a fraction of the cost.
+of such calls a tick, and two small linear solves (``np.linalg.solve`` ≈ 5–7 µs at 6×6).
+These give the same numbers (to rounding) at a fraction of the cost.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.linalg.lapack import dposv as _dposv
 
 
 def cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -29,3 +31,14 @@ def all_finite(*arrays: np.ndarray) -> bool:
     makes the sum non-finite; sums beyond ±1.8e308 also count as not finite — no robot quantity
     is that large)."""
     return all(math.isfinite(float(np.sum(a))) for a in arrays)
+
+
+def solve_spd(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """x with ``matrix`` x = ``rhs`` for a symmetric positive-definite ``matrix`` (a Kalman
+    filter's innovation covariance): LAPACK's Cholesky solve ``dposv``, ≈ 5× cheaper than
+    ``np.linalg.solve`` at 3×3 and 6×6 (its per-call overhead dominates at these sizes). A matrix
+    that is not positive definite (round-off gone wrong) is solved by LU instead."""
+    _, x, info = _dposv(matrix, rhs)
+    if info != 0:
+        return np.linalg.solve(matrix, rhs)
+    return x

@@ -20,14 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from biped_common.config import bounded
 import pinocchio as pin
 
+from biped_common.config import bounded
 from biped_common.rotations import matrix_to_quat, quat_to_matrix, skew
+from biped_common.small_math import norm3, solve_spd
 
 GRAVITY_M_S2 = 9.81
 _I3, _I6 = np.eye(3), np.eye(6)
-_DIAG = np.arange(6)
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,9 @@ class AttitudeEkf:
         f[:3, 3:] = -dt_s * _I3
         n = self.noise
         self.covariance = f @ self.covariance @ f.T
-        self.covariance[_DIAG[:3], _DIAG[:3]] += n.gyro_noise_density**2 * dt_s
-        self.covariance[_DIAG[3:], _DIAG[3:]] += n.gyro_bias_walk**2 * dt_s
+        diagonal = self.covariance.reshape(-1)[::7]  # a view
+        diagonal[:3] += n.gyro_noise_density**2 * dt_s
+        diagonal[3:] += n.gyro_bias_walk**2 * dt_s
         self._symmetrize()
 
     def accel_jacobian(self, acceleration_world_m_s2=None) -> tuple[np.ndarray, np.ndarray]:
@@ -91,20 +92,23 @@ class AttitudeEkf:
         base's own acceleration (world) removed when it is known (from leg odometry)."""
         f = np.asarray(specific_force_m_s2, dtype=float)
         h, jac = self.accel_jacobian(acceleration_world_m_s2)
-        std = self.noise.accel_noise_std_m_s2 + self.noise.accel_dynamic_gain * abs(np.linalg.norm(f) - np.linalg.norm(h))
+        std = self.noise.accel_noise_std_m_s2 + self.noise.accel_dynamic_gain * abs(norm3(f) - norm3(h))
         # Gravity says nothing about heading: keep this update's correction out of the rotation
         # about the vertical (and of the gyro bias about it), which the cross-covariances would
         # otherwise drive with every walking acceleration the model calls tilt.
         vertical = self.rotation[2, :]  # world z in base axes
-        projector = np.eye(6)
-        projector[:3, :3] -= np.outer(vertical, vertical)
-        projector[3:, 3:] -= np.outer(vertical, vertical)
-        self._update(f - h, jac, np.eye(3) * std**2, projector)
+        along_vertical = vertical[:, None] * vertical
+        projector = _I6.copy()
+        projector[:3, :3] -= along_vertical
+        projector[3:, 3:] -= along_vertical
+        self._update(f - h, jac, std**2, projector)
 
-    def _update(self, residual: np.ndarray, jac: np.ndarray, noise: np.ndarray, projector=None) -> None:
+    def _update(self, residual: np.ndarray, jac: np.ndarray, noise_variance: float, projector=None) -> None:
+        """EKF update with measurement noise ``noise_variance`` · I on every residual entry."""
         p = self.covariance
-        s = jac @ p @ jac.T + noise
-        gain = np.linalg.solve(s, jac @ p).T
+        s = jac @ p @ jac.T
+        s.reshape(-1)[::s.shape[0] + 1] += noise_variance
+        gain = solve_spd(s, jac @ p).T
         if projector is not None:  # a constrained (projected) gain; Joseph form keeps P valid
             gain = projector @ gain
         dx = gain @ residual
@@ -112,7 +116,7 @@ class AttitudeEkf:
         self.gyro_bias = self.gyro_bias + dx[3:]
         # Joseph form: stays symmetric positive definite under round-off.
         a = _I6 - gain @ jac
-        self.covariance = a @ p @ a.T + gain @ noise @ gain.T
+        self.covariance = a @ p @ a.T + noise_variance * (gain @ gain.T)
         self._symmetrize()
 
     def _symmetrize(self) -> None:

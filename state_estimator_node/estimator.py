@@ -39,7 +39,7 @@ from biped_common.config import bounded
 from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import quat_normalize, quats_yaw, rpy_to_matrix
-from biped_common.small_math import all_finite, cross3, norm3
+from biped_common.small_math import all_finite, cross3, norm3, solve_spd
 from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.attitude import GRAVITY_M_S2, AttitudeEkf, AttitudeNoise
 
@@ -121,6 +121,8 @@ class StateEstimator:
         self._v_relative = np.zeros(self.model.nv)
         self._transition: tuple[float, np.ndarray, np.ndarray] | None = None  # (dt, F, Q) of _predict
         self._frame_period_s = 1.0 / CONTROL_RATE_HZ  # the last interval between frames
+        # One stance foot's observation noise of (p, v): anchor, then zero-velocity variances.
+        self._observation_variance = np.array([self.config.anchor_std_m**2] * 3 + [self.config.velocity_std_m_s**2] * 3)
 
     # -- public --------------------------------------------------------------------------------
     def update(self, frame: SensorFrame) -> BaseState | None:
@@ -281,7 +283,7 @@ class StateEstimator:
         for side in rejected:  # re-anchored once it holds again
             candidates.pop(side)
             self._anchors.pop(side, None)
-        rows, residuals, stds = [], [], []
+        observed = np.zeros(6)  # mean over the feet of the observed (p, v)
         for side, (r_sole, rel_rotation, v_meas) in candidates.items():
             anchor, held = self._anchors.get(side, (None, None))
             if held is None or norm3(self._cop[side] - held) > cfg.reanchor_distance_m:
@@ -290,12 +292,11 @@ class StateEstimator:
                 held = self._cop[side].copy()
                 anchor = (self.position + rotation @ (r_sole + rel_rotation @ held)) * np.array([1.0, 1.0, 0.0])
                 self._anchors[side] = (anchor, held)
-            # Zero-velocity contact and anchored contact observations of (p, v).
-            rows += [_VELOCITY_ENTRIES, _POSITION_ENTRIES]
-            residuals += [v_meas - self.velocity, anchor - rotation @ (r_sole + rel_rotation @ held) - self.position]
-            stds += [cfg.velocity_std_m_s] * 3 + [cfg.anchor_std_m] * 3
-        if rows:
-            self._update_translation(np.concatenate(rows), np.concatenate(residuals), np.asarray(stds))
+            # The anchored contact's and the zero-velocity contact's observations of (p, v).
+            observed[:3] += anchor - rotation @ (r_sole + rel_rotation @ held)
+            observed[3:] += v_meas
+        if candidates:
+            self._update_translation(observed / len(candidates), len(candidates))
         self._update_kinematic_accel([c[2] for c in candidates.values()], dt)
         self.status.used_feet, self.status.rejected_feet = tuple(candidates), tuple(rejected)
 
@@ -303,11 +304,12 @@ class StateEstimator:
         """Low-passed derivative of the stance feet's mean kinematic base velocity (world); it
         decays to zero while no foot is in stance or across gaps."""
         alpha = min(1.0, dt / self.config.kinematic_accel_time_constant_s) if dt > 0 else 0.0
-        if not velocities or dt <= 0 or dt > self.config.max_dt_s:
+        velocity = None if not velocities else (velocities[0] if len(velocities) == 1
+                                                else (velocities[0] + velocities[1]) / 2)
+        if velocity is None or dt <= 0 or dt > self.config.max_dt_s:
             self.kinematic_accel = (1.0 - alpha) * self.kinematic_accel
-            self._kinematic_velocity = None if not velocities else np.mean(velocities, axis=0)
+            self._kinematic_velocity = velocity
             return
-        velocity = np.mean(velocities, axis=0)
         if self._kinematic_velocity is not None:
             self.kinematic_accel += alpha * ((velocity - self._kinematic_velocity) / dt - self.kinematic_accel)
         self._kinematic_velocity = velocity
@@ -325,26 +327,27 @@ class StateEstimator:
         sigma = float(np.sqrt(np.trace(self.covariance[3:, 3:])))
         return [side for side, c in candidates.items() if norm3(c[2] - self.velocity) > max(limit, 3 * sigma)]
 
-    def _update_translation(self, observed: np.ndarray, residual: np.ndarray, std: np.ndarray) -> None:
-        """Kalman update of (p, v) with direct observations of the state entries ``observed``
-        (indices into (p, v); H is the selection matrix, so H P Hᵀ and P Hᵀ are index picks)."""
+    def _update_translation(self, observed: np.ndarray, n_feet: int) -> None:
+        """Kalman update of (p, v) with ``n_feet`` stance feet's observations of the whole state,
+        each (anchored position, zero-velocity velocity) with the configured noise, given as their
+        mean ``observed`` (6,): k independent observations z_i = x + n_i, n_i ~ N(0, R), carry
+        exactly the information of their mean with noise R / k, so the k feet are one update
+        with H = I (a 6×6 solve)."""
+        noise_variance = self._observation_variance / n_feet
         p = self.covariance
-        noise = np.diag(std**2)
-        s = p[np.ix_(observed, observed)] + noise
-        gain = np.linalg.solve(s, p[observed]).T
-        dx = gain @ residual
+        s = p.copy()
+        s.reshape(-1)[::7] += noise_variance  # the diagonal, a view
+        gain = solve_spd(s, p).T  # K = P S⁻¹ (P and S symmetric)
+        dx = gain @ (observed - np.concatenate([self.position, self.velocity]))
         self.position, self.velocity = self.position + dx[:3], self.velocity + dx[3:]
-        gain_h = np.zeros((6, 6))  # K H: K's columns added into the state entries they observe
-        np.add.at(gain_h.T, observed, gain.T)
-        a = _I6 - gain_h
-        self.covariance = a @ p @ a.T + gain @ noise @ gain.T
+        # Joseph form (I − K) P (I − K)ᵀ + K R Kᵀ, R diagonal.
+        a = _I6 - gain
+        self.covariance = a @ p @ a.T + (gain * noise_variance) @ gain.T
         self.covariance = 0.5 * (self.covariance + self.covariance.T)
 
 
 _I6 = np.eye(6)
 _GRAVITY_WORLD = np.array([0.0, 0.0, GRAVITY_M_S2])
-_POSITION_ENTRIES = np.arange(3)     # p in the (p, v) state
-_VELOCITY_ENTRIES = np.arange(3, 6)  # v
 
 
 def centre_of_pressure(force_n, torque_nm, foot: FootGeometry) -> np.ndarray:

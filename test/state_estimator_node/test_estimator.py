@@ -45,3 +45,24 @@ def test_standing_estimate_matches_the_ground_truth_and_survives_bad_frames():
     assert any("non-finite IMU" in w for w in warnings)
     assert any("non-finite joint state" in w for w in warnings)
     assert any("older than the last one" in w for w in warnings)
+
+
+def test_two_feet_update_equals_the_stacked_kalman_update():
+    """The translation update fuses k feet as their mean observation with noise R/k; that is the
+    stacked update with H = (I; I) (12 rows), to round-off."""
+    from biped_common.robot_model import load_robot
+    estimator = StateEstimator(load_robot("biped"))
+    rng = np.random.default_rng(7)
+    a = rng.normal(size=(6, 6))
+    estimator.covariance = a @ a.T * 1e-3 + np.eye(6) * 1e-4
+    estimator.position, estimator.velocity = rng.normal(size=3), rng.normal(size=3)
+    x0, p0 = np.r_[estimator.position, estimator.velocity], estimator.covariance.copy()
+    feet = [rng.normal(size=6) * 0.01 + x0 for _ in range(2)]
+    estimator._update_translation((feet[0] + feet[1]) / 2, 2)
+    r = np.diag(np.tile(estimator._observation_variance, 2))
+    h = np.vstack([np.eye(6), np.eye(6)])
+    gain = p0 @ h.T @ np.linalg.inv(h @ p0 @ h.T + r)
+    expected_x = x0 + gain @ (np.concatenate(feet) - h @ x0)
+    expected_p = (np.eye(6) - gain @ h) @ p0 @ (np.eye(6) - gain @ h).T + gain @ r @ gain.T
+    np.testing.assert_allclose(np.r_[estimator.position, estimator.velocity], expected_x, atol=1e-12)
+    np.testing.assert_allclose(estimator.covariance, expected_p, atol=1e-12)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,8 +48,8 @@ class ComPlan:
         k = min(int(t // self.dt_s), self.cop.shape[0] - 1)
         tau, w = t - k * self.dt_s, self.omega_per_s
         x = self.states[k]
-        c0, v0, z = x[[0, 2]], x[[1, 3]], self.cop[k]
-        ch, sh = np.cosh(w * tau), np.sinh(w * tau)
+        c0, v0, z = x[0::2], x[1::2], self.cop[k]
+        ch, sh = math.cosh(w * tau), math.sinh(w * tau)
         c = z + (c0 - z) * ch + v0 / w * sh
         v = (c0 - z) * w * sh + v0 * ch
         return c, v, w * w * (c - z)

@@ -10,9 +10,12 @@ Frames and units: world frame, metres, radians, seconds; quaternions (w, x, y, z
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+
+from biped_common.small_math import all_finite
 
 SIDES = ("left", "right")
 
@@ -88,4 +91,4 @@ class GaitReference:
         """Whether every number in it is finite."""
         arrays = (self.times_s, self.body, self.pelvis_height_m, self.pelvis_quat_wxyz, self.upper_joints_rad,
                   *self.sole_position_m.values(), *self.sole_quat_wxyz.values())
-        return bool(np.isfinite(self.stamp_s)) and all(np.isfinite(float(np.sum(a))) for a in arrays)
+        return math.isfinite(self.stamp_s) and all_finite(*arrays)

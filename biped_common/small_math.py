@@ -30,7 +30,11 @@ def all_finite(*arrays: np.ndarray) -> bool:
     """Whether every entry of every array is finite: one sum per array (a NaN or ±inf anywhere
     makes the sum non-finite; sums beyond ±1.8e308 also count as not finite — no robot quantity
     is that large)."""
-    return all(math.isfinite(float(np.sum(a))) for a in arrays)
+    for a in arrays:
+        # The method, not np.sum: a third of the cost (no dispatch through numpy's wrappers).
+        if not math.isfinite(a.sum() if isinstance(a, np.ndarray) else float(np.sum(a))):
+            return False
+    return True
 
 
 def solve_spd(matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:

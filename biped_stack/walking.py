@@ -186,9 +186,12 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     fell, fall_reason = False, ""
     started = time.perf_counter()
     next_report = 5.0
+    command = None
     for k in range(steps):
         t = k * sim.config.control_period_s
-        controller.set_command(scenario.command_at(t))
+        if (segment_command := scenario.command_at(t)) != command:  # as /cmd_vel: when it changes
+            command = segment_command
+            controller.set_command(command)
         record = sim.step()
         gt = record.ground_truth
         trace.time_s.append(record.stamp_s)

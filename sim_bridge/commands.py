@@ -13,7 +13,10 @@ from enum import Enum
 import numpy as np
 
 from biped_common.errors import CommandError
+from biped_common.small_math import all_finite
 from biped_common.state import JointCommand
+
+_SETPOINT_FIELDS = ("position_rad", "velocity_rad_s", "effort_nm", "kp", "kd")  # JointSetpoints' order
 
 
 class CommandMode(Enum):
@@ -39,7 +42,9 @@ class JointSetpoints:
         """τ = τ_ff + kp (q_d − q) + kd (q̇_d − q̇), clipped to ±limit [N·m]."""
         tau = (self.effort_nm + self.kp * (self.position_rad - position_rad)
                + self.kd * (self.velocity_rad_s - velocity_rad_s))
-        return np.clip(tau, -limit_nm, limit_nm)
+        # np.clip's result, in place (np.clip itself costs ≈ 3 µs of dispatch, 1000 times a second).
+        np.maximum(tau, -limit_nm, out=tau)
+        return np.minimum(tau, limit_nm, out=tau)
 
 
 def damping_setpoints(damping_kd: np.ndarray) -> JointSetpoints:
@@ -63,32 +68,40 @@ class CommandArbiter:
         self._damping = damping_setpoints(np.asarray(damping_kd, dtype=float))
         self.timeout_s = timeout_s
         self._setpoints: JointSetpoints | None = None
+        self._checked_names: tuple[str, ...] | None = None  # the last joint order checked, and its indices
+        self._checked_index = np.zeros(0, dtype=int)
         self._received_s = -np.inf
         self.mode = CommandMode.WAITING
 
     def submit(self, command: JointCommand, now_s: float) -> None:
         """Accept ``command`` received at sim time ``now_s``; CommandError (and the previous
         command kept) when it names an unknown joint or holds a non-finite value."""
-        unknown = [n for n in command.joint_names if n not in self._index]
-        if unknown:
-            raise CommandError(f"command names unknown joint(s) {unknown}; "
-                               f"known: {', '.join(self.joint_names)}")
-        if len(set(command.joint_names)) != len(command.joint_names):
-            raise CommandError("command names a joint twice")
-        for field in ("position_rad", "velocity_rad_s", "effort_nm", "kp", "kd"):
-            values = getattr(command, field)
-            if not np.all(np.isfinite(values)):
-                bad = [command.joint_names[i] for i in np.flatnonzero(~np.isfinite(values))]
-                raise CommandError(f"command has non-finite {field} for joint(s) {bad}")
-        if np.any(command.kp < 0) or np.any(command.kd < 0):
+        names = command.joint_names
+        if names != self._checked_names:  # a new joint order: check it once
+            unknown = [n for n in names if n not in self._index]
+            if unknown:
+                raise CommandError(f"command names unknown joint(s) {unknown}; "
+                                   f"known: {', '.join(self.joint_names)}")
+            if len(set(names)) != len(names):
+                raise CommandError("command names a joint twice")
+            self._checked_names = names
+            self._checked_index = np.array([self._index[n] for n in names], dtype=int)
+        values = [getattr(command, f) for f in _SETPOINT_FIELDS]
+        if not all_finite(*values):
+            for field, array in zip(_SETPOINT_FIELDS, values):
+                if not np.all(np.isfinite(array)):
+                    bad = [names[i] for i in np.flatnonzero(~np.isfinite(array))]
+                    raise CommandError(f"command has non-finite {field} for joint(s) {bad}")
+        if command.kp.min(initial=0.0) < 0 or command.kd.min(initial=0.0) < 0:
             raise CommandError("command has negative gains")
-        resolved = damping_setpoints(self._damping.kd)
-        idx = np.array([self._index[n] for n in command.joint_names], dtype=int)
-        arrays = {f: getattr(resolved, f).copy() for f in ("position_rad", "velocity_rad_s",
-                                                           "effort_nm", "kp", "kd")}
-        for f in arrays:
-            arrays[f][idx] = getattr(command, f)
-        self._setpoints = JointSetpoints(**arrays)
+        if names == self.joint_names:
+            # Every joint in the robot's order: the command's own (read-only) arrays.
+            self._setpoints = JointSetpoints(*values)
+        else:
+            resolved = [getattr(self._damping, f).copy() for f in _SETPOINT_FIELDS]
+            for target, source in zip(resolved, values):
+                target[self._checked_index] = source
+            self._setpoints = JointSetpoints(*resolved)
         self._received_s = now_s
 
     def setpoints(self, now_s: float) -> JointSetpoints:

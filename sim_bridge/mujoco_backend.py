@@ -76,6 +76,7 @@ class MujocoBackend(Backend):
         self._tree_roots = {side: int(self.model.body_rootid[body]) for side, body in self._foot_bodies.items()}
         self._setpoints = damping_setpoints(robot.kd.copy())
         self._pushes: list[Push] = []
+        self._pushes_applied = False  # whether xfrc_applied may hold a push
         self._applied_torque = np.zeros(len(self.joint_names))
         self.data.qpos[:] = robot.standing_qpos() if initial_qpos is None else initial_qpos
         mujoco.mj_forward(self.model, self.data)
@@ -183,7 +184,10 @@ class MujocoBackend(Backend):
         return wrenches
 
     def _apply_pushes(self) -> None:
+        if not self._pushes and not self._pushes_applied:
+            return  # no push now or at the last step: xfrc_applied is already zero
         now = self.now_s()
+        self._pushes_applied = bool(self._pushes)
         self.data.xfrc_applied[:] = 0.0
         self._pushes = [p for p in self._pushes if now < p.start_s + p.duration_s]
         for push in self._pushes:

@@ -16,6 +16,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from biped_common.small_math import all_finite
+
 SOLVERS = ("quadprog", "daqp", "proxqp", "osqp")
 
 
@@ -36,7 +38,7 @@ def solve_qp(h_mat, c, g_mat, h_vec, a_mat, b_vec, solver: str = "quadprog",
         x = _SOLVE[solver](h_mat, c, g_mat, h_vec, a_mat, b_vec)
     except (ValueError, ArithmeticError, RuntimeError) as error:
         return QpSolution(False, f"{type(error).__name__}: {error}", None)
-    if x is None or not np.all(np.isfinite(x)):
+    if x is None or not all_finite(x):
         return QpSolution(False, "no finite solution", None)
     scale = 1.0 + np.abs(b_vec).max(initial=0.0)
     if np.abs(a_mat @ x - b_vec).max(initial=0.0) > tolerance * scale * 10 or \

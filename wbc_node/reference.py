@@ -56,7 +56,7 @@ class ReferenceTable:
         values = (1.0 - w) * self._matrix[lower] + w * self._matrix[upper]
         if self._quat_columns.size:
             quats = values[:, self._quat_columns]
-            values[:, self._quat_columns] = quats / np.linalg.norm(quats, axis=-1, keepdims=True)
+            values[:, self._quat_columns] = quats / np.sqrt((quats * quats).sum(axis=-1, keepdims=True))
         out = {"times_s": t}
         for key, columns, shape in self._layout:
             out[key] = values[:, columns].reshape((t.size,) + shape)
@@ -88,7 +88,7 @@ def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample
         feet[side] = FootTarget(bool(samples[f"{side}_in_stance"][0]), p[0], (p[1] - p[0]) / step_s,
                                 (p[2] - 2 * p[1] + p[0]) / step_s**2, samples[f"{side}_sole_quat_wxyz"][0])
     posture = np.array(joint_posture_rad, dtype=float)
-    rate, accel = np.zeros_like(posture), np.zeros_like(posture)
+    rate, accel = np.zeros(posture.size), np.zeros(posture.size)
     if upper_index is not None and "upper_joints_rad" in samples and samples["upper_joints_rad"].shape[1]:
         upper = samples["upper_joints_rad"]
         posture[upper_index] = upper[0]

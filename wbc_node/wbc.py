@@ -33,6 +33,7 @@ import pinocchio as pin
 from biped_common.config import bounded
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import quat_to_matrix, skew
+from biped_common.small_math import all_finite
 from wbc_node.qp import QpSolution, solve_qp
 
 SIDES = ("left", "right")
@@ -234,7 +235,7 @@ class WholeBodyController:
         g, nv = self.gains, self.nv
         start = time.perf_counter()
         stance = [side for side in SIDES if ref.feet[side].in_stance]
-        if not (math.isfinite(float(np.sum(q))) and math.isfinite(float(np.sum(v)))):
+        if not all_finite(q, v):
             return self._failed("non-finite state or reference", start)
         if not stance:
             return self._failed("no stance foot in the reference", start)
@@ -296,7 +297,7 @@ class WholeBodyController:
 
         # Every reference value enters the gradient (targets, rates, posture, orientations through
         # log3), so one test here refuses a non-finite reference before it can reach the QP.
-        if not math.isfinite(float(np.sum(cost_g))):
+        if not math.isfinite(cost_g.sum()):
             return self._failed("non-finite state or reference", start)
         diagonal = cost_h.reshape(-1)[::cost_h.shape[0] + 1]  # a view: the Hessian's diagonal
         diagonal[:nv] += g.acceleration_regularization

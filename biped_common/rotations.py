@@ -32,8 +32,8 @@ def quat_xyzw_to_wxyz(q_xyzw: np.ndarray) -> np.ndarray:
 def quat_normalize(q_wxyz: np.ndarray) -> np.ndarray:
     """Unit quaternion with w ≥ 0 (the hemisphere is chosen so equal rotations compare equal)."""
     q = np.asarray(q_wxyz, dtype=float)
-    n = np.linalg.norm(q)
-    if not np.isfinite(n) or n < 1e-12:
+    n = math.sqrt(q @ q)  # np.linalg.norm's own formula for a vector, without its dispatch
+    if not math.isfinite(n) or n < 1e-12:
         raise ValueError(f"cannot normalize quaternion {q}")
     q = q / n
     return q if q[0] >= 0.0 else -q
@@ -114,6 +114,16 @@ def matrix_to_rpy(rotation: np.ndarray) -> np.ndarray:
     roll = np.arctan2(m[2, 1], m[2, 2])
     yaw = np.arctan2(m[1, 0], m[0, 0])
     return np.array([roll, pitch, yaw])
+
+
+def rotation_vector_to_quat(rotation_vector: np.ndarray) -> np.ndarray:
+    """Unit quaternion (w, x, y, z) of the rotation by a rotation vector ω [rad], |ω| < π (so
+    w > 0): (cos(|ω|/2), sin(|ω|/2) ω/|ω|) — the quaternion of :func:`so3_exp`, without the matrix."""
+    x, y, z = rotation_vector.tolist()
+    theta = math.sqrt(x * x + y * y + z * z)
+    # sin(θ/2)/θ → 1/2 − θ²/48 as θ → 0 (its Taylor series; exact to round-off below 1e-4 rad).
+    scale = math.sin(theta / 2) / theta if theta > 1e-4 else 0.5 - theta * theta / 48.0
+    return np.array([math.cos(theta / 2), scale * x, scale * y, scale * z])
 
 
 def so3_exp(rotation_vector: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 
 from biped_common.robot_model import RobotModel
-from biped_common.rotations import quat_multiply, quat_normalize, so3_exp, matrix_to_quat
+from biped_common.rotations import quat_multiply, quat_normalize, rotation_vector_to_quat
 from biped_common.small_math import cross3
 from biped_common.state import BaseState, ImuReading, Push, SensorFrame, Wrench
 from sim_bridge.backend import Backend
@@ -61,6 +61,11 @@ class MujocoBackend(Backend):
         self.joint_names = robot.joint_names
         self.noise = noise
         self._rng = np.random.default_rng(seed)
+        n = len(self.joint_names)
+        self._noise_scale = np.concatenate([  # white-noise standard deviations, in draw order
+            np.full(n, noise.joint_position_std_rad), np.full(n, noise.joint_velocity_std_rad_s),
+            np.full(3, noise.gyro_std_rad_s), np.full(3, noise.accel_std_m_s2), np.full(3, noise.orientation_std_rad)])
+        self._orientation_bias = np.asarray(noise.orientation_bias_rad, dtype=float)
         self.physics_dt_s = float(self.model.opt.timestep)
         self._qpos_adr = np.array([self.model.jnt_qposadr[self._joint_id(n)] for n in self.joint_names])
         self._dof_adr = np.array([self.model.jnt_dofadr[self._joint_id(n)] for n in self.joint_names])
@@ -118,13 +123,15 @@ class MujocoBackend(Backend):
         # the previous state; recompute them for the current one.
         mujoco.mj_forward(self.model, self.data)
         n = len(self.joint_names)
-        noise = self.noise
-        position = self.data.qpos[self._qpos_adr] + self._rng.normal(0, noise.joint_position_std_rad, n)
-        velocity = self.data.qvel[self._dof_adr] + self._rng.normal(0, noise.joint_velocity_std_rad_s, n)
+        # One draw for the frame: the same numbers as a draw per sensor in this order (joint
+        # positions, velocities, gyro, accelerometer, attitude), at a fifth of the calls.
+        noise = self._rng.standard_normal(self._noise_scale.size) * self._noise_scale
+        position = self.data.qpos[self._qpos_adr] + noise[:n]
+        velocity = self.data.qvel[self._dof_adr] + noise[n:2 * n]
         return SensorFrame(
             stamp_s=self.now_s(), joint_names=self.joint_names, position_rad=position,
             velocity_rad_s=velocity, effort_nm=self._applied_torque.copy(),
-            imu=self._imu(), foot_wrenches=self.foot_wrenches())
+            imu=self._imu(noise[2 * n:]), foot_wrenches=self.foot_wrenches())
 
     def ground_truth(self) -> BaseState:
         return BaseState(
@@ -142,15 +149,16 @@ class MujocoBackend(Backend):
         adr = self._sensor_adr[name]
         return self.data.sensordata[adr:adr + size].copy()
 
-    def _imu(self) -> ImuReading:
+    def _imu(self, white_noise: np.ndarray) -> ImuReading:
+        """The IMU reading with biases and ``white_noise`` (9,): gyro, accelerometer, attitude."""
         noise = self.noise
-        gyro = self._sensor("imu_gyro", 3) + noise.gyro_bias_rad_s + self._rng.normal(0, noise.gyro_std_rad_s, 3)
-        accel = self._sensor("imu_accel", 3) + noise.accel_bias_m_s2 + self._rng.normal(0, noise.accel_std_m_s2, 3)
+        gyro = self._sensor("imu_gyro", 3) + noise.gyro_bias_rad_s + white_noise[0:3]
+        accel = self._sensor("imu_accel", 3) + noise.accel_bias_m_s2 + white_noise[3:6]
         quat = self._sensor("imu_quat", 4)
-        error_vector = np.asarray(noise.orientation_bias_rad) + self._rng.normal(0, noise.orientation_std_rad, 3)
-        if np.any(error_vector):
+        error_vector = self._orientation_bias + white_noise[6:9]
+        if error_vector.any():
             # The reported attitude is the true one followed by a small rotation in the IMU frame.
-            quat = quat_multiply(quat, matrix_to_quat(so3_exp(error_vector)))
+            quat = quat_multiply(quat, rotation_vector_to_quat(error_vector))
         return ImuReading(quat_normalize(quat), gyro, accel)
 
     def foot_wrenches(self) -> dict[str, Wrench]:

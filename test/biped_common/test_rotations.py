@@ -47,3 +47,15 @@ def test_batched_matrices_match():
     batch = rot.quats_to_matrices(np.array(QUATS))
     for q, m in zip(QUATS, batch):
         np.testing.assert_allclose(m, rot.quat_to_matrix(q), atol=1e-15)
+
+
+def test_rotation_vector_to_quat_is_the_quaternion_of_so3_exp():
+    rng = np.random.default_rng(11)
+    for scale in (1e-9, 1e-5, 1e-3, 0.3, 2.0):
+        for _ in range(20):
+            v = rng.normal(size=3) * scale
+            q = rot.rotation_vector_to_quat(v)
+            if np.linalg.norm(v) > np.pi:  # the other hemisphere: the same rotation
+                q = -q
+            np.testing.assert_allclose(q, rot.matrix_to_quat(rot.so3_exp(v)), atol=1e-15)
+    np.testing.assert_array_equal(rot.rotation_vector_to_quat(np.zeros(3)), [1.0, 0.0, 0.0, 0.0])

@@ -281,10 +281,16 @@ def check_pose_goal(msg) -> None:
 
 
 # -- time --------------------------------------------------------------------------------------
+def stamp_parts(seconds: float) -> tuple[int, int]:
+    """(sec, nanosec) of a time in seconds, rounded to the nanosecond."""
+    ns = int(round(seconds * 1e9))
+    return ns // 1_000_000_000, ns % 1_000_000_000
+
+
 def seconds_to_stamp(seconds: float) -> Time:
     """``builtin_interfaces/Time`` of a time in seconds (rounded to the nanosecond)."""
-    ns = int(round(seconds * 1e9))
-    return Time(sec=ns // 1_000_000_000, nanosec=ns % 1_000_000_000)
+    sec, nanosec = stamp_parts(seconds)
+    return Time(sec=sec, nanosec=nanosec)
 
 
 def stamp_to_ns(stamp: Time) -> int:
@@ -458,20 +464,30 @@ def odometry_message(state: BaseState, child_frame_id: str, frame_id: str = WORL
     msg.header.stamp = seconds_to_stamp(state.stamp_s)
     msg.header.frame_id = frame_id
     msg.child_frame_id = child_frame_id
-    p = msg.pose.pose.position
-    p.x, p.y, p.z = map(float, state.position_m)
-    o = msg.pose.pose.orientation
-    o.w, o.x, o.y, o.z = map(float, state.orientation_wxyz)
-    rotation = quat_to_matrix(state.orientation_wxyz)
-    v_base = rotation.T @ state.linear_velocity_world_m_s
-    msg.twist.twist.linear.x, msg.twist.twist.linear.y, msg.twist.twist.linear.z = map(float, v_base)
-    w = msg.twist.twist.angular
-    w.x, w.y, w.z = map(float, state.angular_velocity_base_rad_s)
+    pose, twist = odometry_numbers(state)
+    p, o = msg.pose.pose.position, msg.pose.pose.orientation
+    p.x, p.y, p.z, o.x, o.y, o.z, o.w = pose.tolist()
+    lin, ang = msg.twist.twist.linear, msg.twist.twist.angular
+    lin.x, lin.y, lin.z, ang.x, ang.y, ang.z = twist.tolist()
     if pose_covariance is not None:
         msg.pose.covariance = [float(v) for v in np.asarray(pose_covariance, dtype=float).reshape(36)]
     if twist_covariance is not None:
         msg.twist.covariance = [float(v) for v in np.asarray(twist_covariance, dtype=float).reshape(36)]
     return msg
+
+
+def odometry_numbers(state: BaseState) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers of :func:`odometry_message`: pose (7,) = position [m] and orientation
+    (x, y, z, w) as nav_msgs orders them; twist (6,) = linear velocity [m/s] in the base axes
+    (rotated from the world's) and angular velocity [rad/s] in the base axes."""
+    pose = np.empty(7)
+    pose[:3] = state.position_m
+    q = state.orientation_wxyz
+    pose[3:6], pose[6] = q[1:], q[0]
+    twist = np.empty(6)
+    twist[:3] = state.linear_velocity_world_m_s @ quat_to_matrix(q)  # Rᵀ v
+    twist[3:] = state.angular_velocity_base_rad_s
+    return pose, twist
 
 
 def base_state_from_odometry(msg: Odometry) -> BaseState:

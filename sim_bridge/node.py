@@ -23,6 +23,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
+from biped_common.ros_cdr_writers import ImuWriter, JointStateWriter, OdometryWriter, WrenchWriter
 from biped_common.errors import ConfigError
 from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.robot_model import load_robot
@@ -57,18 +58,29 @@ class SensorPublishers:
         self.imu = node.create_publisher(Imu, imu_topic, SENSOR_QOS)
         self.wrench = {s: node.create_publisher(WrenchStamped, wrench_topic.format(side=s), SENSOR_QOS) for s in SIDES}
         self.truth = node.create_publisher(Odometry, truth_topic, SENSOR_QOS)
+        # The messages are written into their serialized bytes (biped_common.ros_cdr_writers).
+        d = robot.description
+        self._joints_writer = JointStateWriter(robot.joint_names)
+        self._wrench_writers = {s: WrenchWriter(d.feet[s].sole_site) for s in SIDES}
+        self._truth_writer = OdometryWriter(d.base_body)
+        self._imu_writer: tuple[tuple, ImuWriter] | None = None  # (standard deviations, writer)
 
     def publish(self, frame: SensorFrame, truth=None, imu_std=(0.0, 0.0, 0.0)) -> None:
         """Publish ``frame`` (and ``truth``, a BaseState, when given); ``imu_std`` = (gyro,
         accel, orientation) standard deviations for the IMU covariances. Joint states go last:
         controllers compute when the frame's joint state (and IMU) are in."""
-        d = self.robot.description
         if truth is not None:
-            self.truth.publish(conv.odometry_message(truth, d.base_body))
-        self.imu.publish(conv.imu_message(frame.stamp_s, frame.imu, d.imu_site, *imu_std))
+            self.truth.publish(self._truth_writer.write(truth))
+        imu_std = tuple(imu_std)
+        if self._imu_writer is None or self._imu_writer[0] != imu_std:
+            self._imu_writer = (imu_std, ImuWriter(self.robot.description.imu_site, *imu_std))
+        self.imu.publish(self._imu_writer[1].write(frame.stamp_s, frame.imu))
         for side, wrench in frame.foot_wrenches.items():
-            self.wrench[side].publish(conv.wrench_message(frame.stamp_s, wrench, d.feet[side].sole_site))
-        self.joints.publish(conv.joint_state_message(frame))
+            self.wrench[side].publish(self._wrench_writers[side].write(frame.stamp_s, wrench))
+        if tuple(frame.joint_names) == self._joints_writer.joint_names:
+            self.joints.publish(self._joints_writer.write(frame))
+        else:  # a frame of another joint order (a hardware driver's): the general path
+            self.joints.publish(conv.joint_state_message(frame))
 
 
 class SimBridgeNode(GuardedNode):

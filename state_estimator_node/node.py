@@ -21,6 +21,7 @@ from sensor_msgs.msg import Imu, JointState
 
 from biped_common import conversions as conv
 from biped_common.cdr_views import JointStateReader, imu_view, wrench_stamped_view
+from biped_common.ros_cdr_writers import OdometryWriter
 from biped_common.errors import ConfigError
 from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import load_robot
@@ -67,10 +68,11 @@ class StateEstimatorNode(GuardedNode):
         self._warn = RepeatFilter(self.get_logger().warning)
         self._frames = StampedParts(PARTS)
         self._last_good = None
-        self._last_published: tuple[int, Odometry] | None = None  # (frame stamp ns, its /odom)
+        self._last_published: tuple[int, bytes] | None = None  # (frame stamp ns, its /odom serialized)
         self._last_frame: tuple[int, SensorFrame] | None = None
         self._listeners: list[Callable[[int, SensorFrame, BaseState | None], None]] = []
         self._pub = self.create_publisher(Odometry, "odom", SENSOR_QOS)
+        self._odometry_writer = OdometryWriter(self.robot.description.base_body, covariances=True)
         # The frame's four messages read from their bytes (cdr_views): rclpy's deserializer cost more
         # than the filter step.
         self.subscribe(JointState, "joint_states", lambda m: self._on("joints", m), SENSOR_QOS,
@@ -184,8 +186,7 @@ class StateEstimatorNode(GuardedNode):
         rotation = quat_to_matrix(estimate.orientation_wxyz)
         twist = self.estimator.twist_covariance()
         twist[:3, :3] = rotation.T @ twist[:3, :3] @ rotation  # linear velocity: world → base axes
-        message = conv.odometry_message(estimate, self.robot.description.base_body,
-                                        pose_covariance=self.estimator.pose_covariance(), twist_covariance=twist)
+        message = self._odometry_writer.write(estimate, self.estimator.pose_covariance(), twist)  # serialized
         self._pub.publish(message)
         self._last_published = (stamp_ns, message)
 

@@ -25,6 +25,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
+from biped_common.ros_cdr_writers import JointCommandWriter
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
@@ -72,6 +73,7 @@ class WbcNode(GuardedNode):
         self._solve_s: list[float] = []
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
+        self._command_writer = JointCommandWriter(self.robot.joint_names)  # commands go out serialized
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
         direct = frames_from is not None and self.walking and self.config.state_source == "estimator"
         if direct:
@@ -144,16 +146,22 @@ class WbcNode(GuardedNode):
         self._answered_ns = stamp_ns
         self._answer(frame, base)
 
+    def _publish_command(self, command) -> None:
+        if command.joint_names == self._command_writer.joint_names:
+            self._pub.publish(self._command_writer.write(command))
+        else:  # (every command here names the robot's joints in order; any other goes the general way)
+            self._pub.publish(conv.joint_command_message(command))
+
     def _answer(self, frame, base: BaseState | None) -> None:
         if not self.walking:
-            self._pub.publish(conv.joint_command_message(self.stand.command(frame)))
+            self._publish_command(self.stand.command(frame))
             return
         started = time.perf_counter()
         command = self._walk(frame, base)
         self._solve_s.append(time.perf_counter() - started)
         if command is None:
             return  # no answer: the bridge's watchdog damps (and in lockstep holds) — logged in _walk
-        self._pub.publish(conv.joint_command_message(command))
+        self._publish_command(command)
         if time.monotonic() - self._last_report >= 1.0:
             self._last_report = time.monotonic()
             self._pub_timing.publish(conv.timing_status_message(frame.stamp_s, "wbc", self._solve_s[-5000:]))

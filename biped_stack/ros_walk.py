@@ -31,6 +31,11 @@ from biped_stack.walking import WalkingLog
 COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
 RECORDER_QUEUE_DEPTH = 2000  # frames (10 s at 200 Hz) the recorder may fall behind without losing any
 FALL_CHECK_PERIOD_S = 0.02  # wall time between looks at the pelvis height
+# CoM plans that must have come before the scenario starts: the planning process plans once when
+# it first sees the robot, then on sim-time timers — which run only once its /clock subscription is
+# matched (DDS discovery: up to its 3 s re-announcement on a loaded machine; a run whose planner went
+# silent that long after its first plan held the robot through its first walking segment).
+STACK_UP_PLANS = 5
 
 
 def _node_percentiles(timing: dict | None) -> dict:
@@ -74,8 +79,8 @@ class _Recorder:
         self.executor = EventsExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.sim_time_s = -1.0
-        # Scenario time starts once the whole stack is up — this recorder has frames and a CoM
-        # plan (the planner and MPC are running; the robot stands until then):
+        # Scenario time starts once the whole stack is up — this recorder has frames and
+        # STACK_UP_PLANS CoM plans (the planner and MPC are running; the robot stands until then):
         # scenario time = sim time − start_s.
         self.start_s: float | None = None
         self._realtime = realtime  # then also once the robot is out of its gantry (the bridge's first tally)
@@ -129,7 +134,7 @@ class _Recorder:
         """A frame's joint state: the stack's present (its stamp) and the scenario's clock."""
         self.serialized["joints"].append(raw)
         self.sim_time_s = leading_stamp_ns(raw) * 1e-9
-        if self.start_s is None and self.plans and self.serialized["ground_truth"] and \
+        if self.start_s is None and len(self.plans) >= STACK_UP_PLANS and self.serialized["ground_truth"] and \
                 (not self._realtime or self.realtime is not None):
             self.start_s = min(self.sim_time_s, leading_stamp_ns(self.serialized["ground_truth"][-1]) * 1e-9)
         if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:

@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from rclpy.clock import Clock, ClockType
 from diagnostic_msgs.msg import DiagnosticArray
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import Imu, JointState
@@ -33,6 +34,14 @@ from biped_common.state import BaseState
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
 
+# Lockstep pacing: the bridge steps when the WBC answers, the planner runs on /clock in another
+# process. A frame more than LOCKSTEP_MAX_INPUT_LAG_S of sim time ahead of the gait reference and
+# CoM plan is answered once they catch up (the simulation waits for the planning side, as it waits
+# for this node), or after LOCKSTEP_MAX_WAIT_S of wall time (below the bridge's 0.25 s lockstep
+# timeout; the stale-input hold then applies). Without it a faster control chain ran ahead of a
+# CPU-starved planner: 4–14 stale-reference holds per teleop run, and one fall.
+LOCKSTEP_MAX_INPUT_LAG_S = 0.06  # three planning periods
+LOCKSTEP_MAX_WAIT_S = 0.15
 MAX_BASE_STATE_AGE_S = 0.05  # [s] of sim time: 25 control periods (an estimator lagging under load passes)
 
 
@@ -75,6 +84,10 @@ class WbcNode(GuardedNode):
         self._pub = self.create_publisher(JointTrajectory, "joint_commands", SENSOR_QOS)
         self._command_writer = JointCommandWriter(self.robot.joint_names)  # commands go out serialized
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
+        self._lockstep = bool(self.get_parameter("use_sim_time").value)
+        self._pending: tuple | None = None  # (frame, base, wall time) waiting for the planning side
+        if self.walking and self._lockstep:
+            self.create_timer(0.01, self._answer_pending_if_waited, clock=Clock(clock_type=ClockType.STEADY_TIME))
         direct = frames_from is not None and self.walking and self.config.state_source == "estimator"
         if direct:
             frames_from.add_frame_listener(self._on_estimated_frame)
@@ -88,9 +101,9 @@ class WbcNode(GuardedNode):
                                check=conv.odometry_check(self.robot))
             self.subscribe_decoded(Float64MultiArray, "gait/reference",
                                    lambda m: conv.gait_reference_from_message(m, self.robot),
-                                   self.walker.set_reference, PLAN_QOS)
+                                   self._on_reference, PLAN_QOS)
             self.subscribe_decoded(Float64MultiArray, "mpc/com_plan", conv.com_plan_from_message,
-                                   self.walker.set_plan, PLAN_QOS, stamp_s_of=lambda plan: plan.start_s)
+                                   self._on_plan, PLAN_QOS, stamp_s_of=lambda plan: plan.start_s)
             # A reach trajectory may start in the future and last long: no stamp window.
             self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10,
                            check=conv.upper_body_check(self.robot), max_age_s=None)
@@ -103,6 +116,14 @@ class WbcNode(GuardedNode):
         self._latest_odom = msg
         if self._pair_truth:
             self._on_sensor("odom", msg)
+
+    def _on_reference(self, reference) -> None:
+        self.walker.set_reference(reference)
+        self._answer_pending_if_caught_up()
+
+    def _on_plan(self, plan) -> None:
+        self.walker.set_plan(plan)
+        self._answer_pending_if_caught_up()
 
     def _on_arm_trajectory(self, msg: JointTrajectory) -> None:
         self.walker.set_arm_trajectory(conv.timed_joint_trajectory_from_message(msg))
@@ -152,10 +173,37 @@ class WbcNode(GuardedNode):
         else:  # (every command here names the robot's joints in order; any other goes the general way)
             self._pub.publish(conv.joint_command_message(command))
 
-    def _answer(self, frame, base: BaseState | None) -> None:
+    def _inputs_behind(self, stamp_s: float) -> bool:
+        """Lockstep: whether the gait reference and CoM plan lag the frame at ``stamp_s`` by more
+        than :data:`LOCKSTEP_MAX_INPUT_LAG_S`."""
+        inputs_s = self.walker.inputs_time_s
+        return self._lockstep and inputs_s is not None and stamp_s - inputs_s > LOCKSTEP_MAX_INPUT_LAG_S
+
+    def _answer_pending_if_caught_up(self) -> None:
+        if self._pending is not None and not self._inputs_behind(self._pending[0].stamp_s):
+            frame, base, _ = self._pending
+            self._pending = None
+            self._answer(frame, base)
+
+    def _answer_pending_if_waited(self) -> None:
+        if self._pending is not None and time.monotonic() - self._pending[2] >= LOCKSTEP_MAX_WAIT_S:
+            frame, base, _ = self._pending
+            self._pending = None
+            self._warn(f"lockstep: the gait reference and CoM plan lag the frame by more than "
+                       f"{LOCKSTEP_MAX_INPUT_LAG_S * 1e3:.0f} ms after {LOCKSTEP_MAX_WAIT_S:.2f} s of waiting: answering")
+            self._answer(frame, base, waited=True)
+
+    def _answer(self, frame, base: BaseState | None, waited: bool = False) -> None:
         if not self.walking:
             self._publish_command(self.stand.command(frame))
             return
+        if not waited and self._inputs_behind(frame.stamp_s):
+            if self._pending is None or self._pending[0].stamp_s != frame.stamp_s:
+                self._pending = (frame, base, time.monotonic())
+            else:  # the bridge re-published the frame it waits on: keep the first wait's start
+                self._pending = (frame, base, self._pending[2])
+            return
+        self._pending = None
         started = time.perf_counter()
         command = self._walk(frame, base)
         self._solve_s.append(time.perf_counter() - started)

@@ -110,6 +110,14 @@ class WalkingWbc:
     def ready(self) -> bool:
         return self._arrays is not None and self.plan is not None
 
+    @property
+    def inputs_time_s(self) -> float | None:
+        """The instant [s] the older of the gait reference and the CoM plan was made for (None
+        until both exist): how far the planning side has got."""
+        if not self.ready:
+            return None
+        return min(self._arrays_stamp_s, self.plan.start_s)
+
     def command(self, frame: SensorFrame, q: np.ndarray, v: np.ndarray) -> JointCommand | None:
         """The command answering ``frame`` for Pinocchio state (q, v); None (no answer: the
         bridge's watchdog damps) while there are no inputs yet and the robot is moving."""

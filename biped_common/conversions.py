@@ -559,31 +559,57 @@ def timing_from_status(msg: DiagnosticArray) -> dict[str, dict[str, float]]:
 
 
 REALTIME_STATUS = "sim_bridge/realtime"
+ROBOT_PACE_STATUS = "mock_ros2_control_robot/realtime"
+ROBOT_PACE_FIELDS = ("frames", "sim_over_wall", "late_ticks", "skipped_s")
+
+
+def _numbers_status_message(stamp_s: float, name: str, values: dict[str, float], warn: bool) -> DiagnosticArray:
+    """One ``DiagnosticStatus`` named ``name`` (message ``realtime``) with a key per number."""
+    status = DiagnosticStatus(level=DiagnosticStatus.WARN if warn else DiagnosticStatus.OK, name=name,
+                              message="realtime", hardware_id=name.split("/")[0],
+                              values=[KeyValue(key=k, value=repr(v)) for k, v in values.items()])
+    msg = DiagnosticArray(status=[status])
+    msg.header.stamp = seconds_to_stamp(stamp_s)
+    return msg
+
+
+def _numbers_from_status(msg: DiagnosticArray, name: str) -> dict[str, float] | None:
+    """The numbers of the status named ``name`` in ``msg``, or None (absent, or not numbers)."""
+    for status in msg.status:
+        if status.name == name:
+            try:
+                return {kv.key: float(kv.value) for kv in status.values}
+            except ValueError:
+                return None
+    return None
 
 
 def realtime_status_message(stamp_s: float, summary) -> DiagnosticArray:
     """The real-time bridge's deadline tally (a :class:`sim_bridge.realtime_monitor.RealtimeSummary`)
     as ``diagnostic_msgs/DiagnosticArray``: one status named ``sim_bridge/realtime``, one key per
     field; WARN when a frame missed its deadline or the watchdog fired."""
-    values = {f.name: repr(getattr(summary, f.name)) for f in dataclass_fields(summary)}
-    bad = summary.deadline_misses > 0 or summary.watchdog_trips > 0
-    status = DiagnosticStatus(level=DiagnosticStatus.WARN if bad else DiagnosticStatus.OK, name=REALTIME_STATUS,
-                              message="realtime", hardware_id="sim_bridge",
-                              values=[KeyValue(key=k, value=v) for k, v in values.items()])
-    msg = DiagnosticArray(status=[status])
-    msg.header.stamp = seconds_to_stamp(stamp_s)
-    return msg
+    values = {f.name: getattr(summary, f.name) for f in dataclass_fields(summary)}
+    return _numbers_status_message(stamp_s, REALTIME_STATUS, values,
+                                   warn=summary.deadline_misses > 0 or summary.watchdog_trips > 0)
 
 
 def realtime_from_status(msg: DiagnosticArray) -> dict[str, float] | None:
     """The fields of a :func:`realtime_status_message` in ``msg`` (numbers), or None."""
-    for status in msg.status:
-        if status.name == REALTIME_STATUS:
-            try:
-                return {kv.key: float(kv.value) for kv in status.values}
-            except ValueError:
-                return None
-    return None
+    return _numbers_from_status(msg, REALTIME_STATUS)
+
+
+def robot_pace_status_message(stamp_s: float, summary) -> DiagnosticArray:
+    """The mock ros2_control robot's pace from a :class:`sim_bridge.realtime_monitor.RealtimeSummary`
+    — ``frames``, ``sim_over_wall`` (its simulated time over wall time), ``late_ticks``,
+    ``skipped_s`` — as one status named ``mock_ros2_control_robot/realtime``; WARN when it fell
+    behind the wall clock."""
+    values = {name: getattr(summary, name) for name in ROBOT_PACE_FIELDS}
+    return _numbers_status_message(stamp_s, ROBOT_PACE_STATUS, values, warn=summary.skipped_s > 0)
+
+
+def robot_pace_from_status(msg: DiagnosticArray) -> dict[str, float] | None:
+    """The fields of a :func:`robot_pace_status_message` in ``msg``, or None."""
+    return _numbers_from_status(msg, ROBOT_PACE_STATUS)
 
 
 # -- ros2_control forward command controllers --------------------------------------------------

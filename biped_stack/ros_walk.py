@@ -56,7 +56,8 @@ class _Recorder:
     command arrived (:mod:`sim_bridge.realtime_monitor`).
     """
 
-    def __init__(self, robot, scenario: Scenario, domain_id: int, realtime: bool = False):
+    def __init__(self, robot, scenario: Scenario, domain_id: int, realtime: bool = False,
+                 truth_topic: str = "/ground_truth/odom"):
         import rclpy
         from diagnostic_msgs.msg import DiagnosticArray
         from geometry_msgs.msg import Twist, WrenchStamped
@@ -86,7 +87,7 @@ class _Recorder:
         self._realtime = realtime  # then also once the robot is out of its gantry (the bridge's first tally)
         self._types = {"ground_truth": Odometry, "estimates": Odometry, "joints": JointState,
                        "left": WrenchStamped, "right": WrenchStamped}
-        topics = {"ground_truth": "/ground_truth/odom", "estimates": "/odom", "joints": "/joint_states",
+        topics = {"ground_truth": truth_topic, "estimates": "/odom", "joints": "/joint_states",
                   "left": "/foot/left/wrench", "right": "/foot/right/wrench"}
         # The serialized messages per topic, as they came.
         self.serialized: dict[str, list[bytes]] = {key: [] for key in topics}
@@ -99,6 +100,7 @@ class _Recorder:
         self.joints: dict[int, object] = {}
         self.wrenches = {"left": {}, "right": {}}
         self.realtime: dict[str, float] | None = None  # the bridge's latest real-time tally
+        self.robot_pace: dict[str, float] | None = None  # the mock ros2_control robot's, on hardware
         self.contacts: list[tuple[float, bool, bool]] = []
         self.plans: list[tuple[float, float, float]] = []
         self.timing: dict[str, dict] = {}
@@ -148,6 +150,7 @@ class _Recorder:
     def _on_diagnostics(self, msg) -> None:
         self.timing.update(conv.timing_from_status(msg))
         self.realtime = conv.realtime_from_status(msg) or self.realtime
+        self.robot_pace = conv.robot_pace_from_status(msg) or self.robot_pace
 
     def _on_reference(self, msg) -> None:
         try:
@@ -247,14 +250,18 @@ def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
 
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
                           state_source: str = "estimator", composed: bool = True, realtime: bool = False,
-                          realtime_priority: int = 0):
+                          realtime_priority: int = 0, hardware: bool = False):
     """Walk ``scenario`` through the launch file; returns a :class:`biped_stack.scenario.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``). ``realtime``: the bridge runs on the wall
     clock (nothing waits for the controllers) and the metrics gain a ``realtime`` block
     (:func:`realtime_metrics`); the scenario's commands are played by sim time, which then runs
     with the wall clock. ``realtime_priority``: the launch argument (SCHED_FIFO for the bridge and
-    the control process; 0 = the default scheduler)."""
+    the control process; 0 = the default scheduler). ``hardware``: ``launch/hardware.launch.xml``
+    instead — the bridge's ros2_control backend against MuJoCo posing as a ros2_control robot
+    (MEMS sensors, its truth on ``/robot/ground_truth/odom``), in real time, on the estimator; the
+    ``realtime`` block's ``sim_over_wall`` is then the mock robot's own pace (the bridge sees a
+    robot's stamps, which are wall time by definition)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
     robot = load_robot(robot_name)
     domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
@@ -264,17 +271,27 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     os.environ.update({k: env[k] for k in ("ROS_DOMAIN_ID", "AMENT_PREFIX_PATH", "RMW_IMPLEMENTATION")})
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "launch.log"
-    launch_file = shipped_launch_file("sim.launch.xml")
-    command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
-               f"style:={style}", f"timing_mode:={'realtime' if realtime else 'lockstep'}", f"state_source:={state_source}",
-               f"composed:={str(composed).lower()}", f"realtime_priority:={realtime_priority}"]
-    if state_source == "estimator":
-        command.append(f"params_file:={params_file('sim_mems.yaml')}")
+    if hardware:
+        if state_source != "estimator":
+            raise ValueError("a ros2_control robot has no ground truth: hardware runs on the estimator")
+        realtime = True
+        launch_file = shipped_launch_file("hardware.launch.xml")
+        command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
+                   f"style:={style}", f"composed:={str(composed).lower()}", f"realtime_priority:={realtime_priority}"]
+    else:
+        launch_file = shipped_launch_file("sim.launch.xml")
+        command = [sys.executable, "-m", "biped_stack", "launch", str(launch_file), f"robot:={robot_name}",
+                   f"style:={style}", f"timing_mode:={'realtime' if realtime else 'lockstep'}",
+                   f"state_source:={state_source}", f"composed:={str(composed).lower()}",
+                   f"realtime_priority:={realtime_priority}"]
+        if state_source == "estimator":
+            command.append(f"params_file:={params_file('sim_mems.yaml')}")
     progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")
     with open(log_path, "w") as log_file:
         launcher = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env,
                                     stdin=subprocess.DEVNULL, start_new_session=True)
-    recorder = _Recorder(robot, scenario, domain, realtime=realtime)
+    recorder = _Recorder(robot, scenario, domain, realtime=realtime,
+                         truth_topic="/robot/ground_truth/odom" if hardware else "/ground_truth/odom")
     nominal = robot.nominal_pelvis_height_m
     fell, fall_reason = False, ""
     wall_limit_s = 120.0 + 40.0 * scenario.duration_s
@@ -328,7 +345,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     arrays = trace.arrays()
     metrics = {
         "robot": robot_name, "style": style, "scenario": scenario.name,
-        "mode": f"multi-process over DDS (launch/sim.launch.xml, {'real time' if realtime else 'lockstep'}, "
+        "mode": f"multi-process over DDS (launch/{launch_file.name}, {'real time' if realtime else 'lockstep'}, "
                 f"{'composed' if composed else 'one process per node'})",
         "state_source": state_source,
         "fell": fell, "fall_reason": fall_reason,
@@ -354,5 +371,13 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
             (wall0, cpu0), (wall1, cpu1) = window
             cpu = {name: 100.0 * (cpu1[name] - cpu0[name]) / (wall1 - wall0) for name in cpu1 if name in cpu0}
         metrics["realtime"] = realtime_metrics(recorder.realtime, cpu)
+        if hardware:
+            # The bridge's tally sees the robot's stamps (wall time); the mock robot knows its own pace.
+            pace = recorder.robot_pace or {}
+            metrics["realtime"]["robot_pace"] = pace
+            if "sim_over_wall" in metrics["realtime"]:
+                metrics["realtime"]["sim_over_wall"] = pace.get("sim_over_wall", float("nan"))
+                metrics["realtime"]["late_ticks"] = int(pace.get("late_ticks", -1))
+                metrics["realtime"]["skipped_s"] = pace.get("skipped_s", float("nan"))
         metrics["real_time_factor"] = metrics["realtime"].get("sim_over_wall", metrics["real_time_factor"])
     return WalkResult(metrics, arrays, log, scenario)

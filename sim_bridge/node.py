@@ -30,9 +30,10 @@ from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import (LATCHED_QOS, SENSOR_QOS, GuardedNode, declare_config, make_executor, run_node, running,
                                         spin_forever)
 from biped_common.state import JointCommand, SensorFrame
-from sim_bridge.bridge import BridgeConfig, SimBridge
+from sim_bridge.bridge import MEMS_SENSORS, BridgeConfig, SimBridge
 from sim_bridge.commands import CommandArbiter, CommandMode
-from sim_bridge.mujoco_backend import MujocoBackend
+from sim_bridge.mujoco_backend import MujocoBackend, SensorNoise
+from sim_bridge.realtime_loop import Gantry, spin_on_deadlines
 from sim_bridge.realtime_monitor import RealtimeMonitor
 from sim_bridge.ros2_control_backend import CONTROLLER_TOPICS, Ros2ControlBackend
 from sim_bridge.wall_clock import WallClockBackend
@@ -119,10 +120,12 @@ class SimBridgeNode(GuardedNode):
             f"robot {self.robot.name} ({self.robot.n_joints} joints, {self.robot.mass_kg:.1f} kg), "
             f"backend {self.config.backend}, {self.config.timing_mode}, "
             f"{self.config.control_rate_hz:.0f} Hz, watchdog {self.config.command_timeout_s * 1e3:.0f} ms")
-        self._steady_since: float | None = None  # wall time since commands have come without a gap
-        self._last_command_wall_s = 0.0
+        # Real time (and hardware): the robot hangs until commands have come steadily.
+        self._gantry = Gantry(self.config.realtime_release_after_s, REALTIME_START_MAX_GAP_S,
+                              self.config.command_timeout_s)
         self._simulating = False  # real time: physics started
-        self._monitor: RealtimeMonitor | None = None  # real time: the deadline tally, from the start
+        # Real time and hardware: the deadline tally, from the release on.
+        self._monitor: RealtimeMonitor | None = None
         self._next_realtime_report = 0.0
 
     # -- inputs -------------------------------------------------------------------------------
@@ -139,13 +142,14 @@ class SimBridgeNode(GuardedNode):
         self.bridge.submit(command)
         self._commanded = True
         now = time.monotonic()
-        if self._steady_since is None or now - self._last_command_wall_s > REALTIME_START_MAX_GAP_S:
-            self._steady_since = now  # the controller stopped answering: the count starts again
-        self._last_command_wall_s = now
+        self._gantry.command_arrived(now)
         stamp_ns = conv.stamp_to_ns(msg.header.stamp)
         self._answered_ns = max(self._answered_ns, stamp_ns)
         if self._monitor is not None:
             self._monitor.command_received(stamp_ns, now)
+        if self.config.backend == "ros2_control":
+            # To the robot at once: waiting for the next joint state would add a period of latency.
+            self._report_mode(self.bridge.step())
 
     def _on_push(self, msg: WrenchStamped) -> None:
         push = conv.push_from_message(msg, self.bridge.backend.now_s())
@@ -193,7 +197,7 @@ class SimBridgeNode(GuardedNode):
             backend.anchor(due_wall_s + self._epoch_minus_monotonic_s)
         frame = self.bridge.measure()
         self._publish_state(frame)
-        if not self._simulating and self._answered_steadily():
+        if not self._simulating and self._gantry.ready(time.monotonic()):
             self._simulating = True
             self._monitor = RealtimeMonitor(backend.simulation.now_s(), time.monotonic())
             self.get_logger().info(f"commands have come without a gap for {self.config.realtime_release_after_s:g} s: "
@@ -208,51 +212,34 @@ class SimBridgeNode(GuardedNode):
                                           backend.simulation.now_s())
             self._report_mode(self.bridge.step())
             self._report_progress()
-            if wall >= self._next_realtime_report:
-                self._next_realtime_report = wall + REALTIME_REPORT_PERIOD_S
-                self._pub_status.publish(conv.realtime_status_message(frame.stamp_s, self._monitor.summary()))
+            self._report_tally(frame.stamp_s, wall)
 
-    def _answered_steadily(self) -> bool:
-        """Real time starts once commands have come for ``realtime_release_after_s`` of wall time
-        (no pause over ``REALTIME_START_MAX_GAP_S``) and the latest within the watchdog's timeout:
-        until then the robot hangs in its gantry (the frame is re-published), as a robot is not
-        let go before its controller runs — a controller still starting up (its first calls are
-        slow) would otherwise let the watchdog damp it from its first steps. (Requiring no gap over
-        the watchdog's 20 ms could hold the robot for minutes on a loaded machine.)"""
-        now = time.monotonic()
-        return (self._steady_since is not None and now - self._last_command_wall_s <= self.config.command_timeout_s
-                and now - self._steady_since >= self.config.realtime_release_after_s)
+    def _report_tally(self, stamp_s: float, wall_s: float) -> None:
+        """The deadline tally on /diagnostics, once per REALTIME_REPORT_PERIOD_S of wall time."""
+        if wall_s >= self._next_realtime_report:
+            self._next_realtime_report = wall_s + REALTIME_REPORT_PERIOD_S
+            self._pub_status.publish(conv.realtime_status_message(stamp_s, self._monitor.summary()))
 
     def spin_realtime(self, executor) -> None:
-        """Real time: one control period of physics per control period of the wall clock.
-
-        Tick k is due at start + k·period (steady clock); between ticks the executor serves the
-        commands. A tick that comes late (the process was busy or descheduled) runs at once and
-        the next ones follow back to back until the schedule is caught up, so sim time keeps pace
-        with the wall clock as long as the ticks fit on average; the controllers, which read the
-        newest frame only, answer the latest. Further behind than ``MAX_CATCH_UP_S`` the bridge
-        gives that time up (the robot's world ran slow; logged with the count) rather than
-        running a burst of physics the controllers could not follow.
-        """
-        period = self.config.control_period_s
+        """Real time: one control period of physics per control period of the wall clock, on
+        deadlines (:func:`sim_bridge.realtime_loop.spin_on_deadlines`: late ticks caught up, more
+        than ``MAX_CATCH_UP_S`` behind given up); between ticks the executor serves the commands.
+        The controllers, which read the newest frame only, answer the latest."""
         self._epoch_minus_monotonic_s = time.time() - time.monotonic()
-        due = time.monotonic()
-        while running():
-            now = time.monotonic()
-            if now < due:
-                executor.spin_once(timeout_sec=due - now)
-                continue
-            behind = now - due
-            if behind > MAX_CATCH_UP_S:
-                due = now
-                # The stamps jump with the wall clock; sim time does not.
-                self.bridge.backend.anchor(due + self._epoch_minus_monotonic_s)
-                if self._monitor is not None:
-                    self._monitor.skipped_s += behind
-            elif behind > period and self._monitor is not None:
+
+        def give_up(due_s: float, behind_s: float) -> None:
+            # The stamps jump with the wall clock; sim time does not.
+            self.bridge.backend.anchor(due_s + self._epoch_minus_monotonic_s)
+            if self._monitor is not None:
+                self._monitor.skipped_s += behind_s
+
+        def late() -> None:
+            if self._monitor is not None:
                 self._monitor.late_ticks += 1
-            self._realtime_tick(due, executor)
-            due += period
+
+        spin_on_deadlines(self.config.control_period_s, lambda due: self._realtime_tick(due, executor),
+                          lambda timeout: executor.spin_once(timeout_sec=timeout), running, MAX_CATCH_UP_S,
+                          on_late=late, on_give_up=give_up)
 
     def spin_lockstep(self, executor) -> None:
         """Lockstep: publish the state of time t, wait for the command answering it, step.
@@ -329,13 +316,25 @@ class SimBridgeNode(GuardedNode):
         self.bridge.backend.on_imu(conv.imu_from_message(msg))
 
     def _on_robot_joints(self, msg: JointState) -> None:
-        """Hardware: every robot joint state is one control period."""
+        """Hardware: every robot joint state is one control period: the frame goes out, the
+        watchdog is checked and the setpoints sent (a command is also sent the moment it comes,
+        see :meth:`_on_command`). The deadline tally starts when the robot's gantry would let go
+        (commands steady for ``realtime_release_after_s``): from then on each frame's command must
+        come before the next joint state."""
         self.bridge.backend.on_joint_state(conv.stamp_to_seconds(msg.header.stamp), msg.name,
                                            msg.position, msg.velocity, msg.effort)
         frame = self.bridge.measure()
         if frame is None:
             return
         self._publish_state(frame)
+        wall = time.monotonic()
+        if self._monitor is None and self._gantry.ready(wall):
+            self._monitor = RealtimeMonitor(frame.stamp_s, wall)
+            self.get_logger().info(f"commands have come without a gap for {self.config.realtime_release_after_s:g} s: "
+                                   f"deadline tally from now on")
+        if self._monitor is not None:
+            self._monitor.frame_published(conv.stamp_to_ns(msg.header.stamp), wall, frame.stamp_s)
+            self._report_tally(frame.stamp_s, wall)
         self._report_mode(self.bridge.step())
 
 
@@ -353,21 +352,25 @@ def main() -> int:
 
 
 class MockRos2ControlRobot(GuardedNode):
-    """MuJoCo standing in for a ros2_control robot: joint_state/IMU/FT broadcasters and effort or
-    position forward command controllers under ``/robot``, one physics period per wall-clock
-    timer tick. Its own
-    joint loop (robot gains) tracks position commands; no command for 0.1 s → joint damping, as
-    motor drivers do. Simulation starts with the first command (the robot hangs in a gantry
-    until the stack is up)."""
+    """MuJoCo standing in for a ros2_control robot (what the hardware backend is tested against):
+    joint_state/IMU/FT broadcasters and effort or position forward command controllers under
+    ``/robot``, sensors at MEMS levels by default, the truth on ``/robot/ground_truth/odom`` for
+    evaluation. It runs on the wall clock as the real-time bridge does — one control period of
+    physics per period of the steady clock, on deadlines, the joint loop at every physics step —
+    and stamps with the system clock, as a robot's drivers do. Like a robot on its gantry it is
+    not simulated until commands have come steadily for ``release_after_s``; after that no
+    command for ``command_timeout_s`` → joint damping, as motor drivers do. Its pace (sim time over
+    wall time, late ticks) goes on ``/diagnostics`` (status ``mock_ros2_control_robot/realtime``)."""
 
     def __init__(self):
         super().__init__("mock_ros2_control_robot", namespace="/robot")
-        config = declare_config(self, MockRobotConfig)
-        robot_name, self.rate_hz = config.robot, config.rate_hz
-        self.robot = load_robot(robot_name)
-        self.backend = MujocoBackend(self.robot)
-        self.arbiter = CommandArbiter(self.robot.joint_names, self.robot.kd, timeout_s=0.1)
+        self.config = config = declare_config(self, MockRobotConfig)
+        self.robot = load_robot(config.robot)
+        self.backend = WallClockBackend(MujocoBackend(self.robot, config.noise(), seed=config.seed), wall_s=time.time())
+        self.arbiter = CommandArbiter(self.robot.joint_names, self.robot.kd, timeout_s=config.command_timeout_s)
+        self._gantry = Gantry(config.release_after_s, REALTIME_START_MAX_GAP_S, config.command_timeout_s)
         self._sensors = SensorPublishers(self, self.robot, "imu_sensor_broadcaster/imu", "{side}_foot_ft/wrench")
+        self._status = self.create_publisher(DiagnosticArray, "/diagnostics", LATCHED_QOS)
         zeros = np.zeros(self.robot.n_joints)
         names = self.robot.joint_names
         self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["effort"], lambda m: self._on_command(
@@ -375,26 +378,59 @@ class MockRos2ControlRobot(GuardedNode):
         self.create_subscription(Float64MultiArray, CONTROLLER_TOPICS["position"], lambda m: self._on_command(
             m, lambda v: JointCommand(self.backend.now_s(), names, v, zeros, zeros, self.robot.kp, self.robot.kd)),
             SENSOR_QOS)
-        self.create_timer(1.0 / self.rate_hz, self._tick)
+        self._pace: RealtimeMonitor | None = None  # from the release: sim time over wall time, late ticks
+        self._next_report_s = 0.0
+        self._last_mode: CommandMode | None = None
+        self.get_logger().info(f"mock {self.robot.name} robot, {config.rate_hz:g} Hz, sensors {config.sensors}, "
+                               f"released after {config.release_after_s:g} s of steady commands")
 
     def _on_command(self, msg: Float64MultiArray, make) -> None:
         if len(msg.data) != self.robot.n_joints:
             raise ValueError(f"data: {len(msg.data)} values for {self.robot.n_joints} joints")
         self.arbiter.submit(make(conv.finite_within(msg.data, 1e4, "data")), self.backend.now_s())
+        self._gantry.command_arrived(time.monotonic())
 
-    def _tick(self) -> None:
-        # One period of physics per tick of the wall-clock timer: when the machine cannot keep
-        # up, the robot's time runs slow rather than its joint loop running coarse. The robot
-        # is "held in its gantry" (not simulated) until the first command arrives.
-        if self.arbiter.last_command_time_s > -np.inf:
-            self.backend.send(self.arbiter.setpoints(self.backend.now_s()))
-            self.backend.advance(1.0 / self.rate_hz)
-        frame = self.backend.measure()
-        stamp = self.get_clock().now().nanoseconds * 1e-9
-        # A robot stamps with its own clock (wall time here), not the simulator's.
-        frame = SensorFrame(stamp, frame.joint_names, frame.position_rad, frame.velocity_rad_s,
-                            frame.effort_nm, frame.imu, frame.foot_wrenches)
-        self._sensors.publish(frame, self.backend.ground_truth())
+    def _tick(self, due_s: float) -> None:
+        """Publish the frame; once released, step one period with the newest command."""
+        if self._pace is None:  # in the gantry: sim time stands, the stamps keep pace
+            self.backend.anchor(due_s + self._epoch_minus_monotonic_s)
+        c = self.config.noise()
+        self._sensors.publish(self.backend.measure(), self.backend.ground_truth(),
+                              (c.gyro_std_rad_s, c.accel_std_m_s2, c.orientation_std_rad))
+        wall = time.monotonic()
+        if self._pace is None and self._gantry.ready(wall):
+            self._pace = RealtimeMonitor(self.backend.simulation.now_s(), wall)
+            self.get_logger().info("commands have come steadily: letting the robot go")
+        if self._pace is None:
+            return
+        self.backend.send(self.arbiter.setpoints(self.backend.now_s()))
+        self.backend.advance(1.0 / self.config.rate_hz)
+        self._pace.frame_published(0, wall, self.backend.simulation.now_s())
+        if self.arbiter.mode != self._last_mode:
+            self._last_mode = self.arbiter.mode
+            self.get_logger().info(f"mode {self.arbiter.mode.value} at t = {self.backend.now_s():.3f} s")
+        if wall >= self._next_report_s:
+            self._next_report_s = wall + REALTIME_REPORT_PERIOD_S
+            self._status.publish(conv.robot_pace_status_message(self.backend.now_s(), self._pace.summary()))
+
+    def spin(self, executor) -> None:
+        """The wall-clock loop (see the class)."""
+        self._epoch_minus_monotonic_s = time.time() - time.monotonic()
+
+        def give_up(due_s: float, behind_s: float) -> None:
+            self.backend.anchor(due_s + self._epoch_minus_monotonic_s)
+            if self._pace is not None:
+                self._pace.skipped_s += behind_s
+
+        def late() -> None:
+            if self._pace is not None:
+                self._pace.late_ticks += 1
+
+        spin_on_deadlines(1.0 / self.config.rate_hz, self._tick, lambda timeout: executor.spin_once(timeout_sec=timeout),
+                          running, MAX_CATCH_UP_S, on_late=late, on_give_up=give_up)
+
+
+MOCK_SENSORS = ("ideal", "mems")
 
 
 @dataclass(frozen=True)
@@ -403,12 +439,26 @@ class MockRobotConfig:
 
     robot: str = "humanoid"
     rate_hz: float = CONTROL_RATE_HZ
+    sensors: str = "mems"              # ideal | mems (sim_bridge.bridge.MEMS_SENSORS)
+    seed: int = 0
+    release_after_s: float = 0.5       # gantry: steady commands this long before the robot is let go
+    command_timeout_s: float = 0.1     # the drives damp after this long without a command
 
     def __post_init__(self):
         if not 10.0 <= self.rate_hz <= 2000.0:
             raise ConfigError("rate_hz", f"must be in [10, 2000] Hz, got {self.rate_hz}")
+        if self.sensors not in MOCK_SENSORS:
+            raise ConfigError("sensors", f"must be one of {MOCK_SENSORS}, got {self.sensors!r}")
+        if not 0.0 <= self.release_after_s <= 600.0:
+            raise ConfigError("release_after_s", f"must be in [0, 600] s, got {self.release_after_s}")
+        if not 0.0 < self.command_timeout_s <= 1.0:
+            raise ConfigError("command_timeout_s", f"must be in (0, 1] s, got {self.command_timeout_s}")
+
+    def noise(self) -> SensorNoise:
+        """The sensor noise of ``sensors``."""
+        return SensorNoise(**MEMS_SENSORS) if self.sensors == "mems" else SensorNoise()
 
 
 def mock_robot_main() -> int:
     """Entry point ``mock_ros2_control_robot``."""
-    return run_node(MockRos2ControlRobot)
+    return run_node(MockRos2ControlRobot, lambda node: node.spin(make_executor(node)))

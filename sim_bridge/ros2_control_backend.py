@@ -12,6 +12,13 @@ velocity, effort and gains of the command are then not used, and the watchdog's 
 "hold the joint positions measured when the command stream went stale", the safe state a position
 controller can express).
 
+A forward command controller holds its last command, so a setpoint that does not depend on the
+robot's state (a feed-forward torque, a position) is published when it is new — the bridge sends a
+command the moment it arrives, not at the next joint state (a period of latency) — and again only
+when a whole joint-state period passed without a publication (a robot-side watchdog stays fed).
+Setpoints whose effort depends on the state (the joint PD closed here, damping) are published on
+every joint state.
+
 This module is ROS-free: the node feeds it decoded measurements and gives it a ``publish``
 callback.
 """
@@ -48,6 +55,9 @@ class Ros2ControlBackend(Backend):
         self._imu: ImuReading | None = None
         self._wrenches: dict[str, Wrench] = {}
         self._hold_position: np.ndarray | None = None
+        self._last_sent: JointSetpoints | None = None
+        self._sent_in_period = False           # published since the latest joint state
+        self._sent_in_previous_period = False  # published between the two latest joint states
 
     def now_s(self) -> float:
         return self._clock()
@@ -65,6 +75,7 @@ class Ros2ControlBackend(Backend):
         if not (np.all(np.isfinite(position)) and np.all(np.isfinite(velocity))):
             raise ValueError("robot joint_states holds non-finite values")
         self._joints = (stamp_s, position, velocity, effort)
+        self._sent_in_previous_period, self._sent_in_period = self._sent_in_period, False
 
     def on_imu(self, reading: ImuReading) -> None:
         self._imu = reading
@@ -79,10 +90,21 @@ class Ros2ControlBackend(Backend):
         return SensorFrame(stamp, self.joint_names, position, velocity, effort, self._imu,
                            dict(self._wrenches))
 
+    def depends_on_state(self, setpoints: JointSetpoints) -> bool:
+        """Whether the command these setpoints make changes with the robot's state: the effort
+        interface with gains (the joint PD, damping, closed here)."""
+        return self.command_interface == "effort" and bool(setpoints.kp.any() or setpoints.kd.any())
+
     def send(self, setpoints: JointSetpoints) -> None:
-        """Publish the forward command for these setpoints (nothing before the first state)."""
+        """Publish the forward command for these setpoints (nothing before the first state; a
+        state-independent one already published is held by the robot, see the module)."""
         if self._joints is None:
             return
+        if (setpoints is self._last_sent and not self.depends_on_state(setpoints)
+                and (self._sent_in_period or self._sent_in_previous_period)):
+            return
+        self._last_sent = setpoints
+        self._sent_in_period = True
         if self.command_interface == "position":
             # A position controller cannot damp: without position feedback (watchdog damping,
             # waiting) the robot holds the joint positions measured when that began.

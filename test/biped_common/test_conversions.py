@@ -190,3 +190,15 @@ def test_the_joint_state_check_remembers_valid_name_orders_but_checks_every_valu
     swapped.position[0] = 9.0  # the limits follow the order: the last joint's
     with pytest.raises(ValueError, match=rf"\({robot.joint_names[-1]}\)"):
         check(swapped)
+
+
+def test_the_robot_pace_status_round_trips_and_warns_when_time_was_skipped():
+    from sim_bridge.realtime_monitor import RealtimeSummary
+    summary = RealtimeSummary(frames=1200, deadline_misses=3, latency_p50_ms=1.5, latency_p99_ms=3.0,
+                              latency_max_ms=4.0, watchdog_trips=0, sim_over_wall=0.9991, late_ticks=7,
+                              skipped_s=0.25)
+    msg = conv.robot_pace_status_message(12.5, summary)
+    assert conv.robot_pace_from_status(msg) == {"frames": 1200.0, "sim_over_wall": 0.9991, "late_ticks": 7.0,
+                                                "skipped_s": 0.25}
+    assert msg.status[0].level == msg.status[0].WARN
+    assert conv.realtime_from_status(msg) is None  # a different status: the bridge's tally is not confused with it

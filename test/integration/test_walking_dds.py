@@ -55,10 +55,11 @@ def test_the_teleop_script_over_dds(tmp_path, ros_domain_id, robot_name, state_s
         assert estimate["velocity_rms_mps"] <= 0.05 and estimate["position_drift_ratio"] <= 0.03
 
 
-def _real_time_walk_failure(out, scenario) -> str | None:
-    """Walk ``scenario`` in real time into ``out``; why it misses the bars below, or None."""
+def _real_time_walk_failure(out, scenario, hardware=False, misses=0.5, p99_ms=40.0, trips=10) -> str | None:
+    """Walk ``scenario`` in real time into ``out`` (``hardware``: hardware.launch.xml against the
+    mock ros2_control robot); why it misses the bars below, or None."""
     result = run_walk_multiprocess("humanoid", "neutral", scenario, out, progress=lambda m: None,
-                                   state_source="estimator", realtime=True, realtime_priority=50)
+                                   state_source="estimator", realtime=True, realtime_priority=50, hardware=hardware)
     log = (out / "launch.log").read_text()
     warnings = "\n".join(line for line in log.splitlines() if "WARN" in line or "ERROR" in line)[-3000:]
     block = result.metrics.get("realtime", {})
@@ -66,14 +67,46 @@ def _real_time_walk_failure(out, scenario) -> str | None:
         check(result.metrics)
         assert "real time" in result.metrics["mode"]
         assert block["sim_over_wall"] >= 0.95, block
-        assert block["watchdog_trips"] <= 10, block
-        assert block["deadline_misses"]["frames"] >= 13 * 190 and block["deadline_misses"]["fraction"] <= 0.5, block
-        assert block["latency_ms"]["p99"] <= 40.0, block
-        assert {"sim_bridge", "walking_control", "walking_planning"} <= set(block["cpu_percent"]), block
-        assert "starting the simulation" in log and "Traceback" not in log
+        assert block["watchdog_trips"] <= trips, block
+        assert block["deadline_misses"]["frames"] >= 13 * 190 and block["deadline_misses"]["fraction"] <= misses, block
+        assert block["latency_ms"]["p99"] <= p99_ms, block
+        processes = {"sim_bridge", "walking_control", "walking_planning"} | ({"mock_ros2_control_robot"} if hardware else set())
+        assert processes <= set(block["cpu_percent"]), block
+        assert "Traceback" not in log
+        assert ("letting the robot go" if hardware else "starting the simulation") in log
     except (AssertionError, KeyError) as exc:
         return f"{exc}\nrealtime: {block}\nnode warnings:\n{warnings}"
     return None
+
+
+REAL_TIME_SCENARIO = Scenario("real time", (Segment("stand", 2.0, (0.0, 0.0, 0.0)), Segment("forward", 7.0, (0.3, 0.0, 0.0)),
+                                            Segment("turn", 4.0, (0.2, 0.0, 0.3))))
+
+
+def _walk_twice(tmp_path, **bars) -> None:
+    """One retry: on this shared VM the host sometimes starves the whole guest (seen once in CI:
+    534 late ticks of the FIFO bridge, 58 watchdog trips, a fall), which no scheduling inside it
+    can prevent; a regression of the stack fails both runs."""
+    failures = []
+    for attempt in range(2):
+        out = tmp_path / f"run{attempt}"
+        out.mkdir()
+        failure = _real_time_walk_failure(out, REAL_TIME_SCENARIO, **bars)
+        if failure is None:
+            return
+        failures.append(failure)
+        print(f"real-time run {attempt + 1} missed the bars:\n{failure}")
+    raise AssertionError("\n\n".join(failures))
+
+
+def test_the_humanoid_walks_on_a_mock_ros2_control_robot_in_real_time(tmp_path, ros_domain_id):
+    """Issue #15 bars 2 and 6: hardware.launch.xml (estimator, planner, MPC, walking WBC through the
+    bridge's ros2_control backend) against MuJoCo posing as a ros2_control robot on the wall clock,
+    MEMS sensors: 11 s of walking with the lockstep tracking bars. Measured on this machine
+    (2026-12-04): 0-1 missed frames in 1800-6000, latency p99 2.7-3.3 ms, no watchdog trip. The
+    bounds here are looser (5 % misses, p99 15 ms, 2 trips) so the host's load does not flake the
+    suite; a stack that cannot keep up (before: 75-98 % misses, a fall within 2 s) fails them."""
+    _walk_twice(tmp_path, hardware=True, misses=0.05, p99_ms=15.0, trips=2)
 
 
 # Slow suite, not the fast one: on this shared VM it failed two of five fresh-clone CI runs
@@ -86,20 +119,5 @@ def test_the_humanoid_walks_in_real_time_over_dds(tmp_path, ros_domain_id):
     tracking bars — what the stack did not do before (it fell within 2 s, with 75-98 % deadline
     misses). The timing bounds are far looser than issue #15's (sim/wall >= 0.98, no watchdog trip,
     <= 1 % misses, p99 <= 4 ms): on this shared VM a bad hour gives 6 trips and 25 % misses to a
-    run that walks (seen), and the test must not flake on the host's load. A second
-    run is allowed when the first misses: on this shared VM the host sometimes starves the whole
-    guest (seen once in CI: 534 late ticks of the FIFO bridge, 58 watchdog trips, a fall), which no
-    scheduling inside it can prevent; a regression of the stack fails both runs."""
-    scenario = Scenario("real time", (Segment("stand", 2.0, (0.0, 0.0, 0.0)), Segment("forward", 7.0, (0.3, 0.0, 0.0)),
-                                      Segment("turn", 4.0, (0.2, 0.0, 0.3))))
-    failures = []
-    for attempt in range(2):
-        out = tmp_path / f"run{attempt}"
-        out.mkdir()
-        failure = _real_time_walk_failure(out, scenario)
-        if failure is None:
-            break
-        failures.append(failure)
-        print(f"real-time run {attempt + 1} missed the bars:\n{failure}")
-    else:
-        raise AssertionError("\n\n".join(failures))
+    run that walks (seen), and the test must not flake on the host's load."""
+    _walk_twice(tmp_path)

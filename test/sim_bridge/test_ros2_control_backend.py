@@ -48,3 +48,27 @@ def test_position_interface_holds_the_measured_pose_instead_of_damping():
     b.on_joint_state(0.7, NAMES, [0.5, 0.5], [0.0, 0.0], [])
     b.send(damping_setpoints(np.ones(2)))
     np.testing.assert_allclose(sent[-1], [0.11, 0.21])  # held where the stream went stale
+
+
+def test_a_state_independent_command_is_sent_on_arrival_and_refreshed_once_a_period():
+    """A forward controller holds its last command: a feed-forward torque is published when new,
+    not again at the next joint state; after a whole period without one it is sent again. The
+    joint PD closed here (gains) is published on every joint state."""
+    b, sent = backend("effort")
+    b.on_joint_state(0.5, NAMES, [0.0, 0.0], [0.0, 0.0], [])
+    torque_only = JointSetpoints(np.zeros(2), np.zeros(2), np.array([1.0, 2.0]), np.zeros(2), np.zeros(2))
+    b.send(torque_only)
+    b.send(torque_only)
+    assert len(sent) == 1
+    b.on_joint_state(0.51, NAMES, [0.0, 0.0], [0.0, 0.0], [])
+    b.send(torque_only)
+    assert len(sent) == 1  # published in the previous period: the robot holds it
+    b.on_joint_state(0.52, NAMES, [0.0, 0.0], [0.0, 0.0], [])
+    b.send(torque_only)
+    assert len(sent) == 2  # a whole period without a publication: refreshed
+    pd = JointSetpoints(np.zeros(2), np.zeros(2), np.zeros(2), np.ones(2), np.ones(2))
+    b.send(pd)
+    b.on_joint_state(0.53, NAMES, [0.1, 0.0], [0.0, 0.0], [])
+    b.send(pd)
+    assert len(sent) == 4
+    np.testing.assert_allclose(sent[-1], [-0.1, 0.0])  # the PD on the new state

@@ -30,12 +30,17 @@ def _cmd_stand(args: argparse.Namespace) -> int:
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     from biped_stack.walk_demo import run_demo
+    if args.hardware:
+        if args.state_source != "estimator":
+            print("[error] --hardware runs on the state estimator (a ros2_control robot has no ground truth)")
+            return 2
+        args.multiprocess = args.realtime = True
     if args.realtime and not args.multiprocess:
         print("[error] --realtime needs --multiprocess (in-process, the stack runs in lockstep)")
         return 2
     return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
                     video=not args.no_video, state_source=args.state_source, realtime=args.realtime,
-                    realtime_priority=args.realtime_priority if args.realtime else 0)
+                    realtime_priority=args.realtime_priority if args.realtime else 0, hardware=args.hardware)
 
 
 def _cmd_style_check(args: argparse.Namespace) -> int:
@@ -146,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "as ros2_control's controller manager runs its loop (launch argument "
                         "realtime_priority; needs CAP_SYS_NICE or an rtprio limit, else a warning and the "
                         "default scheduler); 0: the default scheduler. Default 50")
+    p.add_argument("--hardware", action="store_true",
+                   help="launch/hardware.launch.xml: the stack through the bridge's ros2_control backend against "
+                        "MuJoCo posing as a ros2_control robot (implies --multiprocess --realtime)")
     p.add_argument("--out", default="out/demo", help="report folder")
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
     p.add_argument("--state-source", choices=("estimator", "ground_truth"), default="estimator",

@@ -29,18 +29,18 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
 
 def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiprocess: bool = False,
              video: bool = True, state_source: str = "estimator", realtime: bool = False,
-             realtime_priority: int = 0) -> int:
+             realtime_priority: int = 0, hardware: bool = False) -> int:
     """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall."""
     scenario = load_scenario(scenario_name)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    print(f"walking {robot} ({style}) through '{scenario.name}' ({scenario.duration_s:.0f} s sim time, "
-          f"{('multi-process over DDS, ' + ('real time' if realtime else 'lockstep')) if multiprocess else 'in-process lockstep'})",
-          flush=True)
+    how = (("against the mock ros2_control robot, real time" if hardware else
+            "multi-process over DDS, " + ("real time" if realtime else "lockstep")) if multiprocess else "in-process lockstep")
+    print(f"walking {robot} ({style}) through '{scenario.name}' ({scenario.duration_s:.0f} s sim time, {how})", flush=True)
     if multiprocess:
         from biped_stack.ros_walk import run_walk_multiprocess
         result = run_walk_multiprocess(robot, style, scenario, out, state_source=state_source, realtime=realtime,
-                                       realtime_priority=realtime_priority)
+                                       realtime_priority=realtime_priority, hardware=hardware)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),
                           video_path=out / "walk.mp4" if video else None, state_source=state_source)

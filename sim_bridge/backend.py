@@ -22,6 +22,9 @@ class Backend(ABC):
     """A robot the bridge can drive."""
 
     joint_names: tuple[str, ...]
+    # The simulation's integration step [s], the finest time at which setpoints can change; None
+    # on hardware (the robot's own loop runs between the bridge's calls).
+    physics_dt_s: float | None = None
 
     @abstractmethod
     def now_s(self) -> float:

@@ -110,25 +110,56 @@ class SimBridge:
         self.backend = backend
         self.config = config
         self.arbiter = CommandArbiter(backend.joint_names, damping_kd, config.command_timeout_s)
+        self._mode = self.arbiter.mode
+        self._mode_since_s = backend.now_s()
 
     @property
     def mode(self) -> CommandMode:
         return self.arbiter.mode
 
-    def submit(self, command: JointCommand) -> None:
-        """Accept a command now; raises CommandError (previous command kept) when invalid."""
-        self.arbiter.submit(command, self.backend.now_s())
+    def submit(self, command: JointCommand, received_s: float | None = None) -> None:
+        """Accept a command that arrived at ``received_s`` (the backend's clock; default: its
+        present) — the watchdog counts from there. Raises CommandError (previous command kept)
+        when invalid."""
+        now = self.backend.now_s()
+        self.arbiter.submit(command, now if received_s is None else min(received_s, now))
 
     def push(self, push: Push) -> None:
         """Schedule an external push on the backend."""
         self.backend.apply_push(push)
 
     def step(self) -> CommandMode:
-        """Apply the arbitrated setpoints for one control period; returns the mode used."""
-        setpoints = self.arbiter.setpoints(self.backend.now_s())
+        """Apply the arbitrated setpoints for one control period; returns the mode the period
+        ends in. When the command goes stale inside the period, a simulation switches to damping
+        at the last physics step before it expires (so the joints damp within the watchdog's
+        timeout of the command's arrival, not up to a period later); :attr:`mode_since_s` is then
+        the switch time."""
+        now = self.backend.now_s()
+        period = self.config.control_period_s
+        setpoints = self.arbiter.setpoints(now)
+        dt = self.backend.physics_dt_s
+        left = self.arbiter.expires_at_s - now
+        if self.arbiter.mode == CommandMode.COMMAND and dt is not None and left < period:
+            steps_before = int(np.floor(left / dt + 1e-9))  # whole steps, the switch not after expiry
+            if steps_before > 0:
+                self.backend.send(setpoints)
+                self.backend.advance(steps_before * dt)
+            setpoints = self.arbiter.setpoints(self.arbiter.expires_at_s + 0.5 * dt)
+            self._mode, self._mode_since_s = self.arbiter.mode, now + steps_before * dt
+            self.backend.send(setpoints)
+            self.backend.advance(period - steps_before * dt)
+            return self.arbiter.mode
+        if self.arbiter.mode != self._mode:
+            self._mode_since_s = now
+        self._mode = self.arbiter.mode
         self.backend.send(setpoints)
-        self.backend.advance(self.config.control_period_s)
+        self.backend.advance(period)
         return self.arbiter.mode
+
+    @property
+    def mode_since_s(self) -> float:
+        """When the current mode began [s, the backend's clock] (to the physics step)."""
+        return self._mode_since_s
 
     def measure(self) -> SensorFrame | None:
         return self.backend.measure()

@@ -116,6 +116,12 @@ class CommandArbiter:
         return self._setpoints
 
     @property
+    def expires_at_s(self) -> float:
+        """Time at which the newest command goes stale and the joints damp (+inf before the
+        first command, in the clock ``submit`` was given)."""
+        return self._received_s + self.timeout_s if self._setpoints is not None else np.inf
+
+    @property
     def last_command_time_s(self) -> float:
         """Sim time at which the newest valid command arrived (−inf before the first one)."""
         return self._received_s

@@ -105,6 +105,7 @@ class SimBridgeNode(GuardedNode):
         self._commanded = False
         self._last_mode: CommandMode | None = None
         self._progress: tuple[float, float] | None = None
+        self._epoch_minus_monotonic_s: float | None = None  # real time on MuJoCo: system − monotonic clock
 
         self._pub_clock = None
         if self.config.backend == "mujoco":
@@ -139,9 +140,12 @@ class SimBridgeNode(GuardedNode):
             raise ValueError(error)
         command = conv.joint_command_from_message(msg, self._default_kp, self._default_kd)
         conv.check_joint_command(command, self.robot)
-        self.bridge.submit(command)
-        self._commanded = True
         now = time.monotonic()
+        # Real time on MuJoCo: the watchdog counts from the arrival on the wall clock (the sim's
+        # present is the next tick's until then: up to a period late).
+        arrived = None if self._epoch_minus_monotonic_s is None else now + self._epoch_minus_monotonic_s
+        self.bridge.submit(command, received_s=arrived)
+        self._commanded = True
         self._gantry.command_arrived(now)
         stamp_ns = conv.stamp_to_ns(msg.header.stamp)
         self._answered_ns = max(self._answered_ns, stamp_ns)
@@ -178,14 +182,14 @@ class SimBridgeNode(GuardedNode):
         if mode == self._last_mode:
             return
         self._last_mode = mode
-        now = self.bridge.backend.now_s()
+        now = self.bridge.mode_since_s  # the switch, to the physics step (not the period's end)
         if mode == CommandMode.COMMAND:
             self.get_logger().info(f"mode {mode.value} at t = {now:.3f} s")
         else:
             if mode == CommandMode.DAMPING and self._monitor is not None:
                 self._monitor.watchdog_tripped()
             self.get_logger().warning(f"mode {mode.value} at t = {now:.3f} s")
-        self._pub_status.publish(conv.bridge_status_message(now, mode.value))
+        self._pub_status.publish(conv.bridge_status_message(now, mode.value, {"since_s": repr(now)}))
 
     # -- timing -------------------------------------------------------------------------------
     def _realtime_tick(self, due_wall_s: float, executor) -> None:
@@ -218,7 +222,14 @@ class SimBridgeNode(GuardedNode):
         """The deadline tally on /diagnostics, once per REALTIME_REPORT_PERIOD_S of wall time."""
         if wall_s >= self._next_realtime_report:
             self._next_realtime_report = wall_s + REALTIME_REPORT_PERIOD_S
-            self._pub_status.publish(conv.realtime_status_message(stamp_s, self._monitor.summary()))
+            msg = conv.realtime_status_message(stamp_s, self._monitor.summary())
+            # The topic is latched with depth 1: the tally carries the mode too (and since when),
+            # so a late subscriber still learns it.
+            if self._last_mode is not None:
+                mode = conv.bridge_status_message(stamp_s, self._last_mode.value,
+                                                  {"since_s": repr(self.bridge.mode_since_s)})
+                msg.status.extend(mode.status)
+            self._pub_status.publish(msg)
 
     def spin_realtime(self, executor) -> None:
         """Real time: one control period of physics per control period of the wall clock, on

@@ -37,6 +37,10 @@ class WallClockBackend(Backend):
         """From now on the simulation's present is wall time ``wall_s`` [s]."""
         self.offset_s = wall_s - self.simulation.now_s()
 
+    @property
+    def physics_dt_s(self) -> float | None:
+        return self.simulation.physics_dt_s
+
     def now_s(self) -> float:
         return self.simulation.now_s() + self.offset_s
 

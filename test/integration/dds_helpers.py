@@ -100,7 +100,10 @@ class Probe:
     def _on_status(self, msg) -> None:
         for status in msg.status:
             if status.name == "sim_bridge":
-                self.modes.append((conv.stamp_to_seconds(msg.header.stamp), status.message))
+                since = {kv.key: kv.value for kv in status.values}.get("since_s")
+                stamp = float(since) if since is not None else conv.stamp_to_seconds(msg.header.stamp)
+                if not self.modes or self.modes[-1] != (stamp, status.message):  # repeated with each tally
+                    self.modes.append((stamp, status.message))
         self.realtime = conv.realtime_from_status(msg) or self.realtime
 
     def spin_until(self, condition, timeout_s: float, alive=()) -> bool:

@@ -4,8 +4,12 @@ bridge and the control process at SCHED_FIFO ``--priority``). One run per row, o
 other; prints fall, worst segment velocity errors, slip, and the bridge's real-time tally
 (sim/wall, watchdog trips, deadline misses, latency p50/p99/max) with each process's CPU.
 
+With ``--hardware`` (bar 2) the same through ``launch/hardware.launch.xml``: the bridge's
+ros2_control backend against MuJoCo posing as a ros2_control robot (``demo --hardware``); the
+sim/wall figure is then the mock robot's own pace.
+
 Run: .venv/bin/python bench/realtime_matrix.py [--robots humanoid biped] [--styles neutral bouncy]
-     [--scenario teleop] [--priority 50]   (≈ 50 s a row)
+     [--scenario teleop] [--priority 50] [--hardware]   (≈ 50 s a row)
 """
 
 from __future__ import annotations
@@ -44,16 +48,18 @@ def main() -> None:
     parser.add_argument("--styles", nargs="+", default=["neutral", "bouncy"])
     parser.add_argument("--scenario", default="teleop")
     parser.add_argument("--priority", type=int, default=50, help="realtime_priority (0: default scheduler)")
+    parser.add_argument("--hardware", action="store_true", help="hardware.launch.xml against the mock ros2_control robot")
     args = parser.parse_args()
     scenario = load_scenario(args.scenario)
-    print(f"real time over DDS, '{scenario.name}' ({scenario.duration_s:.0f} s), estimator + MEMS, "
+    how = "hardware.launch.xml against the mock ros2_control robot" if args.hardware else "sim.launch.xml"
+    print(f"real time over DDS ({how}), '{scenario.name}' ({scenario.duration_s:.0f} s), estimator + MEMS, "
           f"realtime_priority {args.priority}")
     for robot in args.robots:
         for style in args.styles:
             with tempfile.TemporaryDirectory() as out:
                 result = run_walk_multiprocess(robot, style, scenario, Path(out), progress=lambda m: None,
                                                state_source="estimator", realtime=True,
-                                               realtime_priority=args.priority)
+                                               realtime_priority=args.priority, hardware=args.hardware)
             print("  " + row(robot, style, result.metrics), flush=True)
 
 

@@ -544,6 +544,24 @@ def timing_status_message(stamp_s: float, name: str, samples_s: Sequence[float])
     return msg
 
 
+CONTROLLER_STATUS_SUFFIX = "/controller"
+WALKING = "walking"
+
+
+def controller_status(name: str, fallback_reason: str) -> DiagnosticStatus:
+    """Which controller node ``name`` runs, as a ``diagnostic_msgs/DiagnosticStatus`` named
+    ``<name>/controller``: OK "walking", or WARN with why it fell back to the stand controller."""
+    return DiagnosticStatus(level=DiagnosticStatus.WARN if fallback_reason else DiagnosticStatus.OK,
+                            name=name + CONTROLLER_STATUS_SUFFIX, hardware_id=name,
+                            message=f"stand controller: {fallback_reason}" if fallback_reason else WALKING)
+
+
+def controller_from_status(msg: DiagnosticArray) -> dict[str, str]:
+    """{node name: "walking" or "stand controller: <why>"} of the controller statuses in ``msg``."""
+    return {status.name[:-len(CONTROLLER_STATUS_SUFFIX)]: status.message for status in msg.status
+            if status.name.endswith(CONTROLLER_STATUS_SUFFIX)}
+
+
 def timing_from_status(msg: DiagnosticArray) -> dict[str, dict[str, float]]:
     """{status name: {p50_ms, p99_ms, count}} of the timing statuses in ``msg``."""
     out = {}

@@ -9,7 +9,8 @@ whole-body controller (:class:`wbc_node.walking.WalkingWbc`), which stands until
 reference and CoM plan arrive (or, when it starts under a moving robot, does not answer until
 then). With the estimator as state source it does not answer a frame whose latest base state is
 more than ``MAX_BASE_STATE_AGE_S`` older (the estimator stopped): the bridge's watchdog damps.
-Its solve times go to ``/diagnostics`` every second.
+Its solve times go to ``/diagnostics`` every second, with the controller it runs (``wbc/controller``:
+"walking", or why it fell back to the stand controller).
 """
 
 from __future__ import annotations
@@ -212,7 +213,9 @@ class WbcNode(GuardedNode):
         self._publish_command(command)
         if time.monotonic() - self._last_report >= 1.0:
             self._last_report = time.monotonic()
-            self._pub_timing.publish(conv.timing_status_message(frame.stamp_s, "wbc", self._solve_s[-5000:]))
+            report = conv.timing_status_message(frame.stamp_s, "wbc", self._solve_s[-5000:])
+            report.status.append(conv.controller_status("wbc", self.walker.fallback_reason))
+            self._pub_timing.publish(report)
 
     def _walk(self, frame, base: BaseState | None):
         if base is None:

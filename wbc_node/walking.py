@@ -54,7 +54,7 @@ class WalkingWbc:
         self.last_reference: WbcReference | None = None
         self.last_output: WbcOutput | None = None
         self._zero = np.zeros(robot.n_joints)
-        self.fallback_reason = ""  # why the last command came from the stand controller
+        self.fallback_reason = ""  # why the last command came from the stand controller ("" when walking)
         self.hold: StanceHold | None = None  # stopping in place while the inputs are stale
         self.arm_trajectories: dict[tuple[str, ...], TimedJointTrajectory] = {}  # by joint names
 
@@ -167,6 +167,7 @@ class WalkingWbc:
             return self.stand.command(frame)
         if out.status != "ok":
             self._log(f"WBC: {out.status}")
+        self.fallback_reason = ""
         dt = self.control_period_s
         acceleration = out.acceleration[6:]
         q_joints, v_joints = q[7:], v[6:]

@@ -202,3 +202,13 @@ def test_the_robot_pace_status_round_trips_and_warns_when_time_was_skipped():
                                                 "skipped_s": 0.25}
     assert msg.status[0].level == msg.status[0].WARN
     assert conv.realtime_from_status(msg) is None  # a different status: the bridge's tally is not confused with it
+
+
+def test_the_controller_status_says_walking_or_why_not_and_sits_beside_the_timing():
+    msg = conv.timing_status_message(3.0, "wbc", [0.001, 0.002])
+    msg.status.append(conv.controller_status("wbc", "no gait reference or CoM plan yet"))
+    assert conv.controller_from_status(msg) == {"wbc": "stand controller: no gait reference or CoM plan yet"}
+    assert msg.status[1].level == msg.status[1].WARN
+    assert set(conv.timing_from_status(msg)) == {"wbc"}  # the timing reader is not confused by it
+    walking = conv.controller_status("wbc", "")
+    assert (walking.message, walking.level) == (conv.WALKING, walking.OK)

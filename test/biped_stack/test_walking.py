@@ -104,10 +104,13 @@ def test_nan_reference_is_logged_and_the_previous_reference_continues(monkeypatc
 def test_wbc_qp_failure_engages_the_stand_controller(monkeypatch):
     sim, controller, messages = standing_controller("biped")
     run_standing(sim, 0.5)
+    assert controller.wbc.fallback_reason == ""
     monkeypatch.setattr(wbc_node.wbc, "solve_qp", lambda *a, **k: QpSolution(False, "injected failure", None))
     low = run_standing(sim, 1.0)
+    assert "injected failure" in controller.wbc.fallback_reason
     monkeypatch.undo()
     low = min(low, run_standing(sim, 0.5))
+    assert controller.wbc.fallback_reason == ""  # walking again, and it says so
     assert any("QP failed" in m and "injected failure" in m and "stand controller engaged" in m for m in messages)
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m
     assert len(controller.log.fallbacks) >= round(0.8 / sim.config.control_period_s)  # (nearly) every tick of that second fell back

@@ -92,6 +92,9 @@ class Probe:
         latched = QoSProfile(depth=10, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                              reliability=ReliabilityPolicy.RELIABLE)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_status, latched)
+        self.controllers: dict[str, str] = {}  # node → "walking" or why not (the nodes' volatile reports)
+        self.node.create_subscription(DiagnosticArray, "/diagnostics",
+                                      lambda m: self.controllers.update(conv.controller_from_status(m)), 10)
 
     def _on_odom(self, msg) -> None:
         self.odometry.append((conv.stamp_to_seconds(msg.header.stamp), msg.pose.pose.position.z))

@@ -37,8 +37,11 @@ def test_humanoid_reaches_a_goal_over_dds(tmp_path, ros_domain_id):
         probe.node.create_subscription(JointTrajectory, "/reach/arm_trajectory",
                                        lambda m: seen["trajectories"].append(conv.timed_joint_trajectory_from_message(m)), 10)
         goals = probe.publisher(PoseStamped, "/reach/right/goal")
-        assert probe.spin_until(lambda: probe.sim_time_s() >= 2.0, timeout_s=150, alive=[launcher]), \
-            processes.output("launch")[-3000:]
+        # Walking, not just simulating: in lockstep the stand controller answers until discovery
+        # has brought the planning side in (seen: seconds on a loaded machine), and a reach is
+        # followed from the first gait reference on.
+        assert probe.spin_until(lambda: probe.sim_time_s() >= 2.0 and probe.controllers.get("wbc") == conv.WALKING,
+                                timeout_s=150, alive=[launcher]), (probe.controllers, processes.output("launch")[-3000:])
         for _ in range(20):  # until the planner has heard the goal (discovery)
             goals.publish(goal(*TARGET))
             if probe.spin_until(lambda: seen["trajectories"], timeout_s=1.0, alive=[launcher]):

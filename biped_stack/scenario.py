@@ -1,9 +1,11 @@
-"""Teleop scenarios (time → cmd_vel) and the walking metrics computed over them.
+"""Teleop scenarios (time → cmd_vel, and pushes) and the walking metrics computed over them.
 
 A scenario file (``config/scenarios/teleop.yaml``) is a list of segments, each a name, a duration
-[s] and a body-frame velocity (ẋ [m/s], ẏ [m/s], ω [rad/s]). The metrics are the issue's: per
-segment the commanded and achieved steady-state mean velocity (the second half of the segment,
-body frame), the largest horizontal slip of a loaded stance foot, falls.
+[s] and a body-frame velocity (ẋ [m/s], ẏ [m/s], ω [rad/s]), and optionally a list of pushes
+(``config/scenarios/pushes.yaml``): a force on a body's centre of mass for a while. The metrics
+are the issue's: per segment the commanded and achieved steady-state mean velocity (the second
+half of the segment, body frame), the largest horizontal slip of a loaded stance foot, falls;
+per push whether the robot survived it and when it had the commanded velocity back.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ from biped_common.resources import scenarios_dir
 from biped_common.rotations import matrix_to_rpy, quat_to_matrix, quats_yaw
 
 STEADY_FRACTION = 0.5          # steady state: the second half of each segment
+PUSH_FRAMES = ("heading", "world")
+PUSH_MAX_FORCE_N = 2000.0      # as /push: beyond it a scenario is refused
+RECOVERY_WINDOW_S = 2.0        # the commanded velocity is back when the mean over this long is near it
+RECOVERY_TOLERANCE_M_S = 0.05  # (issue #16 bar 3)
+RECOVERY_WITHIN_S = 3.0
 LOADED_FOOT_N = 20.0           # a stance foot carrying at least this normal force is "loaded"
 FALL_HEIGHT_FRACTION = 0.6     # a pelvis below 60 % of nominal is a fall
 
@@ -31,9 +38,39 @@ class Segment:
 
 
 @dataclass(frozen=True)
+class ScenarioPush:
+    """A force ``force_n`` [N] on ``body``'s centre of mass (None: the robot's base body) from
+    ``start_s`` for ``duration_s`` [s, scenario time]. ``frame`` "heading": the force's axes are
+    the robot's heading frame at the push's start (x forward, y left, z up); "world": world axes."""
+
+    start_s: float
+    duration_s: float
+    force_n: tuple[float, float, float]
+    body: str | None = None
+    frame: str = "heading"
+
+    def __post_init__(self):
+        if self.frame not in PUSH_FRAMES:
+            raise ValueError(f"push frame must be one of {PUSH_FRAMES}, got {self.frame!r}")
+
+    def force_world_n(self, heading_yaw_rad: float) -> np.ndarray:
+        """The force in world axes [N], the robot's heading being ``heading_yaw_rad`` [rad]."""
+        fx, fy, fz = self.force_n
+        if self.frame == "world":
+            return np.array([fx, fy, fz])
+        c, s = np.cos(heading_yaw_rad), np.sin(heading_yaw_rad)
+        return np.array([c * fx - s * fy, s * fx + c * fy, fz])
+
+    @property
+    def end_s(self) -> float:
+        return self.start_s + self.duration_s
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     segments: tuple[Segment, ...]
+    pushes: tuple[ScenarioPush, ...] = ()
 
     @property
     def duration_s(self) -> float:
@@ -63,7 +100,7 @@ def load_scenario(name_or_path: str = "teleop") -> Scenario:
     if not path.suffix:
         path = scenarios_dir() / f"{name_or_path}.yaml"
     data = load_yaml_mapping(path)
-    reject_unknown_keys(data, {"name", "speed_scale", "segments"}, "")
+    reject_unknown_keys(data, {"name", "speed_scale", "segments", "pushes"}, "")
     scale = as_float(data.get("speed_scale", 1.0), "speed_scale", 0.01, 10.0)
     raw = require(data, "segments", "")
     if not isinstance(raw, list) or not raw:
@@ -80,7 +117,33 @@ def load_scenario(name_or_path: str = "teleop") -> Scenario:
                                 as_float(require(item, "duration_s", field), f"{field}.duration_s", 0.1, 600.0),
                                 tuple(scale * as_float(v, f"{field}.velocity[{k}]", -5.0, 5.0)
                                       for k, v in enumerate(velocity))))
-    return Scenario(as_str(data.get("name", path.stem), "name"), tuple(segments))
+    duration_s = sum(segment.duration_s for segment in segments)
+    pushes = _load_pushes(data.get("pushes", []), duration_s)
+    return Scenario(as_str(data.get("name", path.stem), "name"), tuple(segments), pushes)
+
+
+def _load_pushes(raw, duration_s: float) -> tuple[ScenarioPush, ...]:
+    """The ``pushes:`` list of a scenario file (ConfigError naming the field), by start time."""
+    if not isinstance(raw, list):
+        raise ConfigError("pushes", "must be a list")
+    pushes = []
+    for i, item in enumerate(raw):
+        field = f"pushes[{i}]"
+        item = as_mapping(item, field)
+        reject_unknown_keys(item, {"start_s", "duration_s", "force_n", "body", "frame"}, field)
+        force = require(item, "force_n", field)
+        if not isinstance(force, list) or len(force) != 3:
+            raise ConfigError(f"{field}.force_n", "must be [fx, fy, fz] [N]")
+        force_n = tuple(as_float(f, f"{field}.force_n[{k}]", -PUSH_MAX_FORCE_N, PUSH_MAX_FORCE_N)
+                        for k, f in enumerate(force))
+        frame = as_str(item.get("frame", "heading"), f"{field}.frame")
+        if frame not in PUSH_FRAMES:
+            raise ConfigError(f"{field}.frame", f"must be one of {', '.join(PUSH_FRAMES)}, got {frame!r}")
+        body = item.get("body")
+        pushes.append(ScenarioPush(as_float(require(item, "start_s", field), f"{field}.start_s", 0.0, duration_s),
+                                   as_float(require(item, "duration_s", field), f"{field}.duration_s", 1e-3, 10.0),
+                                   force_n, None if body is None else as_str(body, f"{field}.body"), frame))
+    return tuple(sorted(pushes, key=lambda p: p.start_s))
 
 
 @dataclass
@@ -143,6 +206,58 @@ def segment_metrics(scenario: Scenario, arrays: dict[str, np.ndarray]) -> list[d
                     "achieved": [float(v) for v in achieved],
                     "window_s": [float(start), float(end)]})
     return out
+
+
+def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s: float | None) -> list[dict]:
+    """Per push of ``scenario``: the force (heading axes at the push's start, world axes), its
+    impulse [N·s], whether the robot survived it (no fall from its start to the next push's start
+    or the record's end — a fall is the latest push's; None when it fell before the push), the largest horizontal velocity error [m/s, heading frame] from its start to
+    :data:`RECOVERY_WITHIN_S` after its end, and ``regained_after_s``: the time from its end until
+    the mean velocity over the next :data:`RECOVERY_WINDOW_S` is within
+    :data:`RECOVERY_TOLERANCE_M_S` of the command (issue #16 bar 3; None if not within the run)."""
+    t = arrays["time_s"]
+    velocity = body_velocity(arrays)
+    commanded = np.array([scenario.command_at(x) for x in t]) if t.size else np.zeros((0, 3))
+    out = []
+    for i, push in enumerate(scenario.pushes):
+        next_start_s = scenario.pushes[i + 1].start_s if i + 1 < len(scenario.pushes) else np.inf
+        if fall_time_s is None or fall_time_s >= next_start_s:
+            survived = True
+        else:
+            survived = None if fall_time_s < push.start_s else False
+        entry = {"start_s": push.start_s, "duration_s": push.duration_s, "force_n": list(push.force_n),
+                 "frame": push.frame, "body": push.body, "impulse_n_s": float(np.linalg.norm(push.force_n)) * push.duration_s,
+                 "survived": survived, "peak_velocity_error_m_s": None, "regained_after_s": None}
+        around = (t >= push.start_s) & (t <= push.end_s + RECOVERY_WITHIN_S)
+        if around.any():
+            error = np.linalg.norm(velocity[around, :2] - commanded[around, :2], axis=1)
+            entry["peak_velocity_error_m_s"] = float(error.max())
+        if survived:
+            entry["regained_after_s"] = _regained_after_s(t, velocity, commanded, push.end_s)
+        out.append(entry)
+    return out
+
+
+def _regained_after_s(t: np.ndarray, velocity: np.ndarray, commanded: np.ndarray, from_s: float) -> float | None:
+    """The first delay d ≥ 0 [s] (on the record's grid) after ``from_s`` whose following window of
+    :data:`RECOVERY_WINDOW_S` has its time-mean horizontal velocity within tolerance of a command
+    that does not change inside it; None if there is none within the record."""
+    if t.size < 2:
+        return None
+    steps = np.diff(t)[:, None] * 0.5 * (velocity[1:, :2] + velocity[:-1, :2])
+    integral = np.vstack([np.zeros((1, 2)), np.cumsum(steps, axis=0)])  # trapezoid, as time_mean
+    changes = np.concatenate([[0], np.cumsum(np.any(np.diff(commanded[:, :2], axis=0) != 0.0, axis=1))])
+    last = np.searchsorted(t, t + RECOVERY_WINDOW_S, side="left") - 1  # the window's last sample
+    for k in np.flatnonzero(t >= from_s):
+        j = last[k]
+        if t[k] + RECOVERY_WINDOW_S > t[-1] + 1e-9:
+            return None  # the record ends before a whole window
+        if j <= k or changes[j] != changes[k]:
+            continue
+        mean = (integral[j] - integral[k]) / (t[j] - t[k])
+        if np.linalg.norm(mean - commanded[k, :2]) <= RECOVERY_TOLERANCE_M_S:
+            return float(t[k] - from_s)
+    return None
 
 
 def max_foot_slip_m(arrays: dict[str, np.ndarray]) -> float:

@@ -53,6 +53,13 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
     for seg in m["segments"]:
         print(f"  {seg['name']:14s} commanded {np.round(seg['commanded'], 3).tolist()}  achieved "
               f"{np.round(seg['achieved'], 3).tolist()}")
+    for push in m.get("pushes", []):
+        regained = push["regained_after_s"]
+        outcome = {None: "not reached (fell before)", True: "survived", False: "FELL"}[push["survived"]]
+        print(f"  push at {push['start_s']:.2f} s, {push['duration_s']:g} s of {np.round(push['force_n'], 1).tolist()} N "
+              f"({push['frame']}): {outcome}" + (f", velocity back after {regained:.2f} s" if regained is not None else "")
+              + (f", peak velocity error {push['peak_velocity_error_m_s']:.2f} m/s"
+                 if push["peak_velocity_error_m_s"] is not None else ""))
     if "realtime" in m:
         r = m["realtime"]
         cpu = ", CPU " + ", ".join(f"{k} {v:.0f} %" for k, v in r["cpu_percent"].items())

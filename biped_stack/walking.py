@@ -22,11 +22,11 @@ import numpy as np
 from biped_common.rates import CONTROL_RATE_HZ, FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
 from biped_common.repeat_filter import RepeatFilter
 from biped_common.robot_model import RobotModel
-from biped_common.rotations import quat_to_matrix
-from biped_common.state import BaseState, JointCommand, SensorFrame
+from biped_common.rotations import quat_to_matrix, quats_yaw
+from biped_common.state import BaseState, JointCommand, Push, SensorFrame
 from biped_stack.lockstep import LockstepSimulation
-from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
-                                  max_foot_slip_m, segment_metrics, timing_percentiles_ms)
+from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, ScenarioPush, Trace, WalkResult, estimator_metrics,
+                                  max_foot_slip_m, push_metrics, segment_metrics, timing_percentiles_ms)
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on, ticks_between_checks
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.style import Style, load_style
@@ -183,15 +183,19 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     trace = Trace.empty()
     renderer = _video(model, data, video_path) if video_path else None
     steps = int(round(scenario.duration_s / sim.config.control_period_s))
-    fell, fall_reason = False, ""
+    fell, fall_reason, fall_time_s = False, "", None
     started = time.perf_counter()
     next_report = 5.0
     command = None
+    pending_pushes = list(scenario.pushes)
+    period_s = sim.config.control_period_s
     for k in range(steps):
-        t = k * sim.config.control_period_s
+        t = k * period_s
         if (segment_command := scenario.command_at(t)) != command:  # as /cmd_vel: when it changes
             command = segment_command
             controller.set_command(command)
+        while pending_pushes and pending_pushes[0].start_s < t + period_s:  # starts within this period
+            _apply_push(sim, pending_pushes.pop(0), progress)
         record = sim.step()
         gt = record.ground_truth
         trace.time_s.append(record.stamp_s)
@@ -207,10 +211,12 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
             trace.planned_stance[side].append(bool(stance[1 + i]))
         if renderer:
             renderer.maybe_capture(record.stamp_s)
-        if gt.position_m[2] < FALL_HEIGHT_FRACTION * nominal:
-            fell, fall_reason = True, f"pelvis at {gt.position_m[2]:.3f} m (< {FALL_HEIGHT_FRACTION:.0%} of nominal) at t = {t:.2f} s"
+        if fell:
+            pass  # (stop_on_fall=False: the first fall is the one reported)
+        elif gt.position_m[2] < FALL_HEIGHT_FRACTION * nominal:
+            fell, fall_reason, fall_time_s = True, f"pelvis at {gt.position_m[2]:.3f} m (< {FALL_HEIGHT_FRACTION:.0%} of nominal) at t = {t:.2f} s", t
         elif k % 10 == 0 and (others := sim.backend.body_contacts_other_than_feet()):
-            fell, fall_reason = True, f"{', '.join(others)} touched the ground at t = {t:.2f} s"
+            fell, fall_reason, fall_time_s = True, f"{', '.join(others)} touched the ground at t = {t:.2f} s", t
         if t >= next_report:
             wall = time.perf_counter() - started
             progress(f"  t = {t:5.1f} / {scenario.duration_s:.0f} s  pelvis ({gt.position_m[0]:+.2f}, "
@@ -220,6 +226,8 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
         if fell and stop_on_fall:
             progress(f"  FELL: {fall_reason}")
             break
+        if fell and fall_time_s == t:
+            progress(f"  FELL: {fall_reason} (running on)")
     wall_s = time.perf_counter() - started - (renderer.busy_s if renderer else 0.0)
     if renderer:
         renderer.close()
@@ -230,6 +238,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
         "state_source": state_source, "sensors": sensors,
         "fell": fell, "fall_reason": fall_reason,
         "segments": segment_metrics(scenario, arrays) if not fell else [],
+        "pushes": push_metrics(scenario, arrays, fall_time_s),
         "max_foot_slip_m": max_foot_slip_m(arrays),
         # Sim time over the wall time of the control loop (video rendering excluded).
         "real_time_factor": float(arrays["time_s"][-1] / wall_s) if len(arrays["time_s"]) else 0.0,
@@ -241,6 +250,16 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     if isinstance(base_state, EstimatorInTheLoop):
         metrics["estimator"] = estimator_metrics(base_state.pairs)
     return WalkResult(metrics, arrays, log, scenario)
+
+
+def _apply_push(sim: LockstepSimulation, push: ScenarioPush, progress) -> None:
+    """Hand a scenario's push to the simulation, its force in world axes (a heading-frame force
+    turned by the robot's heading now, at the push's start)."""
+    yaw = float(quats_yaw(np.asarray(sim.backend.ground_truth().orientation_wxyz)[None])[0])
+    force = push.force_world_n(yaw)
+    sim.bridge.push(Push(push.body or sim.robot.description.base_body, force, np.zeros(3), push.start_s, push.duration_s))
+    progress(f"  push at t = {push.start_s:.2f} s for {push.duration_s:g} s: ({force[0]:+.1f}, {force[1]:+.1f}, "
+             f"{force[2]:+.1f}) N (world) on {push.body or sim.robot.description.base_body}")
 
 
 def _video(model, data, path: Path):

@@ -7,7 +7,8 @@ import pytest
 
 from biped_common.errors import ConfigError
 from biped_stack.cli import main
-from biped_stack.scenario import Scenario, Segment, load_scenario, max_foot_slip_m, segment_metrics
+from biped_stack.scenario import (RECOVERY_TOLERANCE_M_S, Scenario, ScenarioPush, Segment, load_scenario, max_foot_slip_m,
+                                  push_metrics, segment_metrics)
 
 
 def test_the_shipped_teleop_script_is_the_issue_s():
@@ -20,6 +21,9 @@ def test_the_shipped_teleop_script_is_the_issue_s():
     assert s.command_at(100.0) == (0.0, 0.0, 0.0)
 
 
+ONE_SEGMENT = "segments: [{name: a, duration_s: 5, velocity: [0, 0, 0]}]\n"
+
+
 @pytest.mark.parametrize("text, field", [
     ("segments: []", "segments"),
     ("segments: [{name: a, duration_s: 1.0}]", "segments[0].velocity"),
@@ -27,6 +31,13 @@ def test_the_shipped_teleop_script_is_the_issue_s():
     ("segments: [{name: a, duration_s: 1, velocity: [0, 0]}]", "segments[0].velocity"),
     ("segments: [{name: a, duration_s: 1, velocity: [0, x, 0]}]", "segments[0].velocity[1]"),
     ("speed_scale: 2\nsegmets: []", "segmets"),
+    (ONE_SEGMENT + "pushes: {start_s: 1}", "pushes"),
+    (ONE_SEGMENT + "pushes: [{start_s: 1, duration_s: 1, force_n: [1, 2]}]", "pushes[0].force_n"),
+    (ONE_SEGMENT + "pushes: [{start_s: 1, duration_s: 1, force_n: [1, 2, 1e6]}]", "pushes[0].force_n[2]"),
+    (ONE_SEGMENT + "pushes: [{start_s: 9, duration_s: 1, force_n: [1, 0, 0]}]", "pushes[0].start_s"),
+    (ONE_SEGMENT + "pushes: [{start_s: 1, duration_s: 0, force_n: [1, 0, 0]}]", "pushes[0].duration_s"),
+    (ONE_SEGMENT + "pushes: [{start_s: 1, duration_s: 1, force_n: [1, 0, 0], frame: body}]", "pushes[0].frame"),
+    (ONE_SEGMENT + "pushes: [{start_s: 1, duration_s: 1, force_n: [1, 0, 0], torque: 1}]", "pushes[0].torque"),
 ])
 def test_bad_scenario_files_name_the_field(tmp_path, text, field):
     path = tmp_path / "bad.yaml"
@@ -99,3 +110,52 @@ def test_demo_command_writes_the_report(tmp_path, capsys):
         assert (out / name).stat().st_size > 10_000
     printed = capsys.readouterr().out
     assert "walking biped (neutral)" in printed and "report:" in printed
+
+
+def test_the_shipped_push_scenario_loads_its_pushes_in_order():
+    s = load_scenario("pushes")
+    assert [p.start_s for p in s.pushes] == sorted(p.start_s for p in s.pushes) and len(s.pushes) >= 5
+    paper = [p for p in s.pushes if p.force_n == (25.0, 0.0, 0.0)]
+    assert paper and paper[0].duration_s == 1.0 and s.command_at(paper[0].start_s) == (0.3, 0.0, 0.0)
+    assert all(p.body is None and p.frame == "heading" for p in s.pushes)
+
+
+def test_a_heading_frame_push_turns_with_the_robot_and_a_world_push_does_not():
+    push = ScenarioPush(1.0, 0.5, (10.0, 2.0, -1.0))
+    np.testing.assert_allclose(push.force_world_n(np.pi / 2), [-2.0, 10.0, -1.0], atol=1e-12)
+    np.testing.assert_allclose(push.force_world_n(0.0), [10.0, 2.0, -1.0])
+    world = ScenarioPush(1.0, 0.5, (10.0, 2.0, -1.0), frame="world")
+    np.testing.assert_allclose(world.force_world_n(1.0), [10.0, 2.0, -1.0])
+    assert push.end_s == 1.5
+    with pytest.raises(ValueError, match="frame"):
+        ScenarioPush(1.0, 0.5, (1.0, 0.0, 0.0), frame="body")
+
+
+def _pushed_trace(dt=0.005, duration_s=12.0):
+    """Walking at 0.3 m/s along world x (facing x); a push at 2 s knocks it to 0.8 m/s, decaying
+    back with a 0.5 s time constant from the push's end (2.1 s)."""
+    t = np.arange(0.0, duration_s, dt)
+    vx = np.full(t.size, 0.3)
+    after = t >= 2.1
+    vx[(t >= 2.0) & ~after] = 0.8
+    vx[after] = 0.3 + 0.5 * np.exp(-(t[after] - 2.1) / 0.5)
+    return {"time_s": t, "base_quat_wxyz": np.tile([1.0, 0, 0, 0], (t.size, 1)),
+            "base_velocity_world_m_s": np.column_stack([vx, np.zeros((t.size, 2))]), "base_yaw_rate_rad_s": np.zeros(t.size)}
+
+
+def test_push_metrics_survival_peak_error_and_when_the_velocity_is_back():
+    scenario = Scenario("s", (Segment("walk", 12.0, (0.3, 0.0, 0.0)),),
+                        (ScenarioPush(2.0, 0.1, (150.0, 0.0, 0.0)), ScenarioPush(7.0, 1.0, (0.0, 20.0, 0.0))))
+    arrays = _pushed_trace()
+    first, second = push_metrics(scenario, arrays, fall_time_s=None)
+    assert first["survived"] and second["survived"]
+    assert first["impulse_n_s"] == pytest.approx(15.0) and first["peak_velocity_error_m_s"] == pytest.approx(0.5)
+    # The mean over the next 2 s of 0.5·exp(-τ/0.5) is 0.125·exp(-d/0.5)·(1 - e^-4) ≤ 0.05 from d ≈ 0.45 s.
+    expected = -0.5 * np.log(RECOVERY_TOLERANCE_M_S / (0.125 * (1 - np.exp(-4.0))))
+    assert first["regained_after_s"] == pytest.approx(expected, abs=0.01)
+    assert second["regained_after_s"] == 0.0  # the trace is already back at the command
+    # A fall is the latest push's: after the first push's next start it is the second's.
+    first, second = push_metrics(scenario, arrays, fall_time_s=8.0)
+    assert first["survived"] is True and second["survived"] is False and second["regained_after_s"] is None
+    first, second = push_metrics(scenario, arrays, fall_time_s=3.0)
+    assert first["survived"] is False and second["survived"] is None

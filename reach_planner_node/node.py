@@ -20,7 +20,7 @@ from trajectory_msgs.msg import JointTrajectory
 from biped_common import conversions as conv
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, SENSOR_QOS, declare_config, run_node
+from biped_common.ros_node_tools import PLAN_QOS, SENSOR_QOS, GuardedNode, declare_config, run_node
 from reach_planner_node.goals import ReachGoals
 
 
@@ -46,7 +46,8 @@ class ReachNode(GuardedNode):
         self.goals = ReachGoals(self.robot)
         self._joints: JointState | None = None
         self._base: Odometry | None = None
-        self._pub = self.create_publisher(JointTrajectory, "reach/arm_trajectory", 10)
+        # Latched like the gait plans: a late-matched or respawned WBC gets the arms' latest plans.
+        self._pub = self.create_publisher(JointTrajectory, "reach/arm_trajectory", PLAN_QOS)
         self.subscribe(JointState, "joint_states", lambda m: setattr(self, "_joints", m), SENSOR_QOS,
                        check=conv.joint_state_check(self.robot))
         self.subscribe(Odometry, conv.STATE_TOPICS[self.config.state_source], lambda m: setattr(self, "_base", m),

@@ -105,8 +105,11 @@ class WbcNode(GuardedNode):
                                    self._on_reference, PLAN_QOS)
             self.subscribe_decoded(Float64MultiArray, "mpc/com_plan", conv.com_plan_from_message,
                                    self._on_plan, PLAN_QOS, stamp_s_of=lambda plan: plan.start_s)
-            # A reach trajectory may start in the future and last long: no stamp window.
-            self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, 10,
+            # A reach trajectory may start in the future and last long: no stamp window. Latched
+            # (PLAN_QOS): a WBC that discovery matches to the reach planner after it published
+            # (seen in CI: seconds on a loaded machine), or a respawned one, still gets the arms'
+            # latest plans, applied in order (the latest per arm wins).
+            self.subscribe(JointTrajectory, "reach/arm_trajectory", self._on_arm_trajectory, PLAN_QOS,
                            check=conv.upper_body_check(self.robot), max_age_s=None)
         self.get_logger().info(f"{self.config.mode} controller for {self.robot.name}"
                                + (f", state from {self.config.state_source}" if self.walking else "")

@@ -115,9 +115,9 @@ def test_refusal_lines_are_parsed():
 
 
 def qos_for(topic: str):
-    """The fuzzer's publisher QoS: the plans are latched (their subscribers ask for transient-local
+    """The fuzzer's publisher QoS: the plans (and the arms') are latched (their subscribers ask for transient-local
     durability, which a volatile publisher does not offer); everything else keeps the last 1000."""
-    if topic.startswith(("/gait/", "/mpc/")):
+    if topic.startswith(("/gait/", "/mpc/", "/reach/arm_trajectory")):
         return QoSProfile(depth=1000, durability=DurabilityPolicy.TRANSIENT_LOCAL, reliability=ReliabilityPolicy.RELIABLE)
     return 1000
 

@@ -53,11 +53,13 @@ def test_humanoid_reaches_a_goal_over_dds(tmp_path, ros_domain_id):
 
         def hand():
             return arms.hand_pose("right", robot.joint_vector(seen["joints"].name, seen["joints"].position)).translation
-        # Within 2 s of sim time after the trajectory's end. In lockstep only the commands are in
+        # Within 6 s of sim time after the trajectory's end. In lockstep only the commands are in
         # step with the simulation: the trajectory reaches the WBC after a DDS delivery of wall
         # time during which sim time runs on (seen: the arm starting 0.5 s of sim time after the
-        # trajectory's start at 200 Hz), so the end of the plan is not when the hand is there.
-        assert probe.spin_until(lambda: np.linalg.norm(hand() - np.array(TARGET)) <= 0.01 or probe.sim_time_s() >= end + 2.0,
+        # trajectory's start at 200 Hz), and discovery may match the WBC to the reach planner
+        # seconds after the probe (seen in CI: the hand had not moved 2 s after the end; the
+        # trajectory is latched, so it still arrives then).
+        assert probe.spin_until(lambda: np.linalg.norm(hand() - np.array(TARGET)) <= 0.01 or probe.sim_time_s() >= end + 6.0,
                                 timeout_s=120, alive=[launcher])
         assert np.linalg.norm(hand() - np.array(TARGET)) <= 0.01, hand()
         goals.publish(goal(np.nan, 0.0, 0.0))

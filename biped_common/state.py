@@ -89,6 +89,12 @@ class BaseState:
     angular_velocity_base_rad_s: np.ndarray
 
 
+# Pushes are a test tool (the bridge's /push, scenario files): beyond these they are refused.
+PUSH_MAX_FORCE_N = 2000.0
+PUSH_MAX_TORQUE_NM = 500.0
+PUSH_MAX_DURATION_S = 10.0
+
+
 @dataclass(frozen=True)
 class Push:
     """An external wrench on a body: force [N] and torque [N·m] in world axes, applied at the

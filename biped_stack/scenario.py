@@ -19,10 +19,10 @@ from biped_common.config import as_float, as_mapping, as_str, load_yaml_mapping,
 from biped_common.errors import ConfigError
 from biped_common.resources import scenarios_dir
 from biped_common.rotations import matrix_to_rpy, quat_to_matrix, quats_yaw
+from biped_common.state import PUSH_MAX_DURATION_S, PUSH_MAX_FORCE_N
 
 STEADY_FRACTION = 0.5          # steady state: the second half of each segment
 PUSH_FRAMES = ("heading", "world")
-PUSH_MAX_FORCE_N = 2000.0      # as /push: beyond it a scenario is refused
 RECOVERY_WINDOW_S = 2.0        # the commanded velocity is back when the mean over this long is near it
 RECOVERY_TOLERANCE_M_S = 0.05  # (issue #16 bar 3)
 RECOVERY_WITHIN_S = 3.0
@@ -141,7 +141,7 @@ def _load_pushes(raw, duration_s: float) -> tuple[ScenarioPush, ...]:
             raise ConfigError(f"{field}.frame", f"must be one of {', '.join(PUSH_FRAMES)}, got {frame!r}")
         body = item.get("body")
         pushes.append(ScenarioPush(as_float(require(item, "start_s", field), f"{field}.start_s", 0.0, duration_s),
-                                   as_float(require(item, "duration_s", field), f"{field}.duration_s", 1e-3, 10.0),
+                                   as_float(require(item, "duration_s", field), f"{field}.duration_s", 1e-3, PUSH_MAX_DURATION_S),
                                    force_n, None if body is None else as_str(body, f"{field}.body"), frame))
     return tuple(sorted(pushes, key=lambda p: p.start_s))
 

@@ -211,23 +211,21 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
             trace.planned_stance[side].append(bool(stance[1 + i]))
         if renderer:
             renderer.maybe_capture(record.stamp_s)
-        if fell:
-            pass  # (stop_on_fall=False: the first fall is the one reported)
-        elif gt.position_m[2] < FALL_HEIGHT_FRACTION * nominal:
-            fell, fall_reason, fall_time_s = True, f"pelvis at {gt.position_m[2]:.3f} m (< {FALL_HEIGHT_FRACTION:.0%} of nominal) at t = {t:.2f} s", t
-        elif k % 10 == 0 and (others := sim.backend.body_contacts_other_than_feet()):
-            fell, fall_reason, fall_time_s = True, f"{', '.join(others)} touched the ground at t = {t:.2f} s", t
+        if not fell:  # (stop_on_fall=False: the first fall is the one reported)
+            if gt.position_m[2] < FALL_HEIGHT_FRACTION * nominal:
+                fell, fall_reason, fall_time_s = True, f"pelvis at {gt.position_m[2]:.3f} m (< {FALL_HEIGHT_FRACTION:.0%} of nominal) at t = {t:.2f} s", t
+            elif k % 10 == 0 and (others := sim.backend.body_contacts_other_than_feet()):
+                fell, fall_reason, fall_time_s = True, f"{', '.join(others)} touched the ground at t = {t:.2f} s", t
         if t >= next_report:
             wall = time.perf_counter() - started
             progress(f"  t = {t:5.1f} / {scenario.duration_s:.0f} s  pelvis ({gt.position_m[0]:+.2f}, "
                      f"{gt.position_m[1]:+.2f}, {gt.position_m[2]:.3f}) m  command {scenario.command_at(t)}  "
                      f"wall {wall:.0f} s")
             next_report += 5.0
-        if fell and stop_on_fall:
-            progress(f"  FELL: {fall_reason}")
-            break
         if fell and fall_time_s == t:
-            progress(f"  FELL: {fall_reason} (running on)")
+            progress(f"  FELL: {fall_reason}" + ("" if stop_on_fall else " (running on)"))
+        if fell and stop_on_fall:
+            break
     wall_s = time.perf_counter() - started - (renderer.busy_s if renderer else 0.0)
     if renderer:
         renderer.close()
@@ -256,10 +254,10 @@ def _apply_push(sim: LockstepSimulation, push: ScenarioPush, progress) -> None:
     """Hand a scenario's push to the simulation, its force in world axes (a heading-frame force
     turned by the robot's heading now, at the push's start)."""
     yaw = float(quats_yaw(np.asarray(sim.backend.ground_truth().orientation_wxyz)[None])[0])
-    force = push.force_world_n(yaw)
-    sim.bridge.push(Push(push.body or sim.robot.description.base_body, force, np.zeros(3), push.start_s, push.duration_s))
+    force, body = push.force_world_n(yaw), push.body or sim.robot.description.base_body
+    sim.bridge.push(Push(body, force, np.zeros(3), push.start_s, push.duration_s))
     progress(f"  push at t = {push.start_s:.2f} s for {push.duration_s:g} s: ({force[0]:+.1f}, {force[1]:+.1f}, "
-             f"{force[2]:+.1f}) N (world) on {push.body or sim.robot.description.base_body}")
+             f"{force[2]:+.1f}) N (world) on {body}")
 
 
 def _video(model, data, path: Path):

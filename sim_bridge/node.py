@@ -29,7 +29,7 @@ from biped_common.rates import CONTROL_RATE_HZ
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import (LATCHED_QOS, SENSOR_QOS, GuardedNode, declare_config, make_executor, run_node, running,
                                         spin_forever)
-from biped_common.state import JointCommand, SensorFrame
+from biped_common.state import PUSH_MAX_DURATION_S, PUSH_MAX_FORCE_N, PUSH_MAX_TORQUE_NM, JointCommand, SensorFrame
 from sim_bridge.bridge import MEMS_SENSORS, BridgeConfig, SimBridge
 from sim_bridge.commands import CommandArbiter, CommandMode
 from sim_bridge.mujoco_backend import MujocoBackend, SensorNoise
@@ -40,9 +40,6 @@ from sim_bridge.wall_clock import WallClockBackend
 
 SIDES = ("left", "right")
 COMMAND_MAX_AGE_S = 0.5     # a joint command answering an older frame is stale
-PUSH_MAX_FORCE_N = 2000.0   # /push is a test tool: beyond these it is refused, not applied
-PUSH_MAX_TORQUE_NM = 500.0
-PUSH_MAX_DURATION_S = 10.0
 MAX_CATCH_UP_S = 0.1        # real time: further behind the wall clock, the bridge gives the time up
 REALTIME_START_MAX_GAP_S = 0.1  # real time: a pause longer than this restarts the gantry's count
 DRAIN_CALLBACKS = 2  # real time: waiting callbacks (a command, a push) served before each step

@@ -31,7 +31,8 @@ a ROS graph. Encodings (also listed in the README's topic table):
   :class:`biped_common.gait_reference.GaitReference`.
 - CoM plan (``/mpc/com_plan``): a table with the columns :data:`COM_PLAN_COLUMNS`, one row per MPC
   step k = 0…N at t = start + k·dt: the CoM state (c_x, ċ_x, c_y, ċ_y) [m, m/s], the CoP (z_x,
-  z_y) [m] held from step k to k+1 (the last row repeats it) and the pendulum height h [m].
+  z_y) [m] held from step k to k+1 (the last row repeats it), the pendulum height h [m] and the
+  external acceleration the plan allows for (δ_x, δ_y) [m/s²] (an estimated push; every row).
 - Muscle activations (``/muscles/activations``): ``sensor_msgs/JointState`` with ``name`` = the
   muscles (the model's actuator names) and ``position`` = activation ∈ [0, 1] (dimensionless);
   velocity and effort empty. Joint torque setpoints for the allocator
@@ -779,7 +780,9 @@ def gait_reference_check(robot):
 
 
 # -- CoM plan ------------------------------------------------------------------------------------
-COM_PLAN_COLUMNS = ("t_s", "com_x_m", "com_vx_m_s", "com_y_m", "com_vy_m_s", "cop_x_m", "cop_y_m", "com_height_m")
+COM_PLAN_COLUMNS = ("t_s", "com_x_m", "com_vx_m_s", "com_y_m", "com_vy_m_s", "cop_x_m", "cop_y_m", "com_height_m",
+                    "disturbance_x_m_s2", "disturbance_y_m_s2")
+MAX_DISTURBANCE_M_S2 = 50.0  # a decoded plan's external acceleration beyond this is malformed
 
 
 def com_plan_message(plan: ComPlan) -> Float64MultiArray:
@@ -788,7 +791,8 @@ def com_plan_message(plan: ComPlan) -> Float64MultiArray:
     the CoP held from step k to k+1 (the last row repeats the last CoP) and the pendulum height h."""
     n = plan.states.shape[0]
     cop = np.vstack([plan.cop, plan.cop[-1:]])
-    rows = np.column_stack([plan.start_s + plan.dt_s * np.arange(n), plan.states, cop, np.full(n, plan.com_height_m)])
+    rows = np.column_stack([plan.start_s + plan.dt_s * np.arange(n), plan.states, cop, np.full(n, plan.com_height_m),
+                            np.tile(plan.disturbance_m_s2, (n, 1))])
     return table_message(COM_PLAN_COLUMNS, rows)
 
 
@@ -805,7 +809,11 @@ def com_plan_from_message(msg: Float64MultiArray) -> ComPlan:
     height = float(rows[0, 7])
     if not 0.05 < height < 10.0:
         raise ValueError(f"data: CoM height must be in (0.05, 10) m, got {height}")
-    return ComPlan(float(times[0]), dt, rows[:, 1:5].copy(), rows[:-1, 5:7].copy(), math.sqrt(GRAVITY_M_S2 / height))
+    disturbance = rows[0, 8:10]
+    if not np.all(np.abs(disturbance) <= MAX_DISTURBANCE_M_S2):
+        raise ValueError(f"data: CoM plan disturbance beyond ±{MAX_DISTURBANCE_M_S2:g} m/s²: {disturbance}")
+    return ComPlan(float(times[0]), dt, rows[:, 1:5].copy(), rows[:-1, 5:7].copy(), math.sqrt(GRAVITY_M_S2 / height),
+                   (float(disturbance[0]), float(disturbance[1])))
 
 
 def check_com_plan(msg: Float64MultiArray) -> None:

@@ -171,6 +171,9 @@ class RobotModel:
         self.standing_posture_rad = self._posture()
         self.mass_kg = float(pin.computeTotalMass(self.pin_model))
         self.nominal_pelvis_height_m = self._standing_pelvis_height()
+        self._com_data = self.pin_model.createData()  # for com_state
+        self.standing_com_height_m = float(self.com_state(mujoco_to_pinocchio_q(self.standing_qpos()),
+                                                          np.zeros(self.pin_model.nv))[0][2])
         for array in (self.position_lower_rad, self.position_upper_rad, self.torque_limit_nm,
                       self.kp, self.kd, self.standing_posture_rad):
             array.setflags(write=False)
@@ -273,6 +276,22 @@ class RobotModel:
             rotation, (x, y, z) = placement.rotation, placement.translation
             out[side] = (float(x), float(y), float(z), float(np.arctan2(rotation[1, 0], rotation[0, 0])))
         return out
+
+    def ground_reaction_world_n(self, q: np.ndarray, foot_wrenches) -> np.ndarray:
+        """The sum (3,) [N, world axes] of the feet's ground reactions ``foot_wrenches`` (side →
+        :class:`biped_common.state.Wrench` in its sole frame, as a sensor frame carries them) at
+        Pinocchio configuration ``q``."""
+        self.sole_poses(q)  # the sole frames' forward kinematics
+        total = np.zeros(3)
+        for side, wrench in foot_wrenches.items():
+            total += self._sole_data.oMf[self._sole_frame_ids[side]].rotation @ np.asarray(wrench.force_n, dtype=float)
+        return total
+
+    def com_state(self, q: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """CoM position [m] and velocity [m/s] (3,) each in the world at Pinocchio (q, v). (One
+        Pinocchio data kept for it; not for concurrent threads.)"""
+        pin.centerOfMass(self.pin_model, self._com_data, q, v)
+        return self._com_data.com[0].copy(), self._com_data.vcom[0].copy()
 
     def joint_vector(self, names: tuple[str, ...], values: np.ndarray) -> np.ndarray:
         """``values`` (ordered as ``names``) reordered to :attr:`joint_names`; ValueError naming

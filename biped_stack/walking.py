@@ -52,6 +52,9 @@ class WalkingLog:
     torques: list = field(default_factory=list)      # (t, τ...)
     fallbacks: list = field(default_factory=list)    # (t, reason)
     stance: list = field(default_factory=list)       # (t, left, right)
+    # (t, DCM error x, y [m, body frame], velocity bias x, y [m/s], step offset x, y [m, world],
+    # κ_time, stepping) per planner tick
+    feedback: list = field(default_factory=list)
 
 
 class EstimatorInTheLoop:
@@ -93,6 +96,7 @@ class WalkingController:
         self._follow_watch = FollowWatch()  # as the planner node: re-plan when the robot stopped following
         self._follow_every_replans = ticks_between_checks(1.0 / planner_period_s, FOLLOW_CHECK_HZ)
         self._replans = 0
+        self._ground_reaction_n: np.ndarray | None = None
         self.log = WalkingLog()
 
     def reach(self, trajectory) -> None:
@@ -105,20 +109,27 @@ class WalkingController:
         self.planner.set_command(velocity)
 
     def _replan(self, now_s: float, q: np.ndarray, v: np.ndarray) -> None:
+        """The planning tick: the gait planner (with its feedback) and the MPC."""
+        self.planner.observe_com(*self.robot.com_state(q, v))
+        soles = self.robot.sole_poses(q)
+        self.planner.observe_soles(soles)
         if self._planner_time_s is not None:
             self.planner.step(now_s - self._planner_time_s)
+            a = self.planner.adjustment
+            self.log.feedback.append((now_s, *a.error_m, *a.velocity_bias, *a.step_offset_m, a.time_scale,
+                                      float(a.needs_steps)))
         self._planner_time_s = now_s
         reference = self.planner.reference()
         self._replans += 1
         if self._replans % self._follow_every_replans == 0:
-            soles = {side: SolePose(*pose) for side, pose in self.robot.sole_poses(q).items()}
+            soles = {side: SolePose(*pose) for side, pose in soles.items()}
             if (reason := self._follow_watch.left_the_plan(reference, soles)) is not None:
                 self._log(f"planner: {reason}: planning again from where it stands")
                 self.planner = planner_standing_on(soles, self.planner.style, self.planner.config, self.planner.command)
                 reference = self.planner.reference()
         contract = gait_reference(reference, now_s)
         started = time.perf_counter()
-        plan = self.com_planner.update(now_s, contract, q, v)
+        plan = self.com_planner.update(now_s, contract, q, v, self._ground_reaction_n)
         self.log.mpc_tick_s.append(time.perf_counter() - started)
         if self.com_planner.last_result is not None and self.com_planner.last_result.plan is plan:
             self.log.mpc_solve_s.append(self.com_planner.last_result.solve_time_s)
@@ -134,6 +145,8 @@ class WalkingController:
             return self.wbc.stand.command(frame)
         q, v = self.robot.state_from(base, frame.joint_names, frame.position_rad, frame.velocity_rad_s)
         if self._planner_time_s is None or now - self._planner_time_s >= self.planner_period_s - 1e-9:
+            self._ground_reaction_n = self.robot.ground_reaction_world_n(q, frame.foot_wrenches) \
+                if frame.foot_wrenches else None
             self._replan(now, q, v)
         started = time.perf_counter()
         command = self.wbc.command(frame, q, v)

@@ -41,10 +41,15 @@ import numpy as np
 from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import FootGeometry
 from biped_common.rotations import wrap_angle
+from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackAdjustment, FeedbackConfig, GaitFeedback,
+                                        clamp_foothold, dcm, nominal_dcm, support_cop)
 from gait_planner_node.sampler import BlendedGait, blend, command_in_range
 from gait_planner_node.style import Style
 
 SIDES = ("left", "right")
+# A foot touching down within this of its planned foothold stands where it landed (with feedback).
+LANDING_ANCHOR_M = 0.15
+LANDING_HEIGHT_M = 0.02  # ... and when its sole is this low
 # Cycle phases of each foot's lift-off and touch-down (see timing.EVENT_PHASES); the right
 # touch-down at phase 1 is the next cycle's phase 0.
 SWING_PHASES = {"left": (0.1, 0.5), "right": (0.6, 1.0)}
@@ -73,6 +78,9 @@ class PlannerConfig:
     preview_dt_s: float = 0.04
     start_standing: bool = True
     clock_time_constant_s: float = 0.1
+    # Gait feedback (:mod:`gait_planner_node.feedback`): None, or no CoM height, plans open loop.
+    com_height_m: float = 0.0
+    feedback: FeedbackConfig | None = None
 
     def __post_init__(self):
         if len(self.upper_joint_names) != len(self.upper_posture_rad):
@@ -85,14 +93,25 @@ class PlannerConfig:
             raise ValueError("need 0 < preview_dt_s ≤ preview_horizon_s ≤ 10 s")
         if len(self.command_acceleration_limit) != 3 or not all(0.01 <= a <= 100.0 for a in self.command_acceleration_limit):
             raise ValueError("command_acceleration_limit must be three values in [0.01, 100]")
+        if not 0.0 <= self.com_height_m <= 5.0:
+            raise ValueError("com_height_m must be in [0, 5] m")
+
+    @property
+    def omega_per_s(self) -> float:
+        """ω = √(g/h) [1/s] of the pendulum at the CoM height (0 without one)."""
+        return math.sqrt(9.81 / self.com_height_m) if self.com_height_m > 0 else 0.0
 
     @classmethod
     def for_robot(cls, robot, **overrides) -> "PlannerConfig":
-        """Settings for a :class:`RobotModel`: its pelvis height, feet and upper-body joints
-        (every joint that is not a leg joint)."""
+        """Settings for a :class:`RobotModel`: its pelvis height, feet, upper-body joints (every
+        joint that is not a leg joint), CoM height and the shipped gait feedback
+        (``config/feedback.yaml``; ``feedback=None`` for none)."""
         legs = ("hip", "knee", "ankle")
         upper = tuple(n for n in robot.joint_names if not any(k in n for k in legs))
         posture = tuple(float(robot.standing_posture_rad[robot.joint_index[n]]) for n in upper)
+        overrides.setdefault("com_height_m", robot.standing_com_height_m)
+        if "feedback" not in overrides:
+            overrides["feedback"] = FeedbackConfig.load()
         return cls(robot.nominal_pelvis_height_m, FootGeometry.from_robot(robot), upper, posture, **overrides)
 
 
@@ -208,7 +227,9 @@ class GaitPlanner:
         self.body = start
         self.command = np.zeros(3)
         self._ramped_command = np.zeros(3)
-        self.velocity = np.zeros(3)
+        self.velocity = np.zeros(3)          # the filtered command
+        self.walk_velocity = np.zeros(3)     # what the body path walks: velocity + the feedback's bias
+        self.time_scale = 1.0                # κ_time of the feedback
         self._velocity_rate = np.zeros(3)
         self.clock_rate = 0.0 if config.start_standing else 1.0  # κ
         self._clock_rate_rate = 0.0
@@ -226,6 +247,17 @@ class GaitPlanner:
         # gate that closes smoothly by touch-down, so the target stops moving as the foot lands
         # (C¹ at touch-down even when the command changes mid-swing).
         self._swing_target_used = dict(self.footholds)
+        # Gait feedback: the measured DCM (observe_com), the adjustment in force, the touch-down it
+        # offsets (side) and the swing table of the latest preview (for the nominal DCM).
+        use_feedback = config.feedback is not None and config.feedback.enabled and config.omega_per_s > 0
+        self.feedback = GaitFeedback(config.feedback, config.omega_per_s) if use_feedback else None
+        self.adjustment: FeedbackAdjustment = NO_ADJUSTMENT
+        self._measured_dcm: np.ndarray | None = None
+        self._adjusted_side: str | None = None
+        self._recovery_steps = False  # stepping because a push moved a standing robot
+        self._stopping = False
+        self._last_swings = None
+        self._measured_soles: dict[str, tuple[float, float, float, float]] | None = None
 
     # -- inputs --------------------------------------------------------------------------------
     def set_command(self, velocity) -> np.ndarray:
@@ -238,7 +270,24 @@ class GaitPlanner:
         self.command = command_in_range(self.style, velocity)
         if np.any(velocity != 0.0):
             self._clock_target = 1.0  # walking starts with the first non-zero command
+            self._recovery_steps = self._stopping = False
         return self.command
+
+    def observe_soles(self, soles: dict[str, tuple[float, float, float, float]]) -> None:
+        """The measured soles (x, y, z [m], yaw [rad] per side, world frame), for the next
+        :meth:`step`: a foot that touches down near its planned foothold (within
+        :data:`LANDING_ANCHOR_M`) is taken to stand where it landed, so the swing after it starts
+        from there and the feedback's support is the real one (a foot far off is left to
+        :class:`gait_planner_node.anchor.FollowWatch`)."""
+        self._measured_soles = soles
+
+    def observe_com(self, com_m, com_velocity_m_s) -> None:
+        """The robot's measured CoM position [m] and velocity [m/s] (3,) in the world (from the state
+        estimate), for the gait feedback at the next :meth:`step`. Non-finite → ignored."""
+        if self.feedback is None:
+            return
+        xi = dcm(com_m, com_velocity_m_s, self.config.omega_per_s)
+        self._measured_dcm = xi if np.all(np.isfinite(xi)) else None
 
     def set_style(self, style: Style) -> None:
         """Switch style; the phase is kept, so the switch is continuous in phase. The command is
@@ -262,11 +311,14 @@ class GaitPlanner:
         accel = omega * omega * (target - self.velocity) - 2.0 * omega * self._velocity_rate
         self._velocity_rate = self._velocity_rate + dt_s * accel
         self.velocity = self.velocity + dt_s * self._velocity_rate
-        self.body = predict_pose(self.body, self.velocity, dt_s)
+        if self.feedback is None:
+            self.walk_velocity = self.velocity
+        kappa = self.time_scale
+        self.body = predict_pose(self.body, self.walk_velocity, kappa * dt_s)
         old_phase = self.phase
-        velocity = self.velocity.tolist()
+        velocity = self.walk_velocity.tolist()
         if any(abs(a - b) > 1e-9 for a, b in zip(velocity, self._blended_velocity)):  # re-blend on change only
-            self.gait, self._blended_velocity = blend(self.style, self.velocity), velocity
+            self.gait, self._blended_velocity = blend(self.style, self.walk_velocity), velocity
         phase_map = self.gait.phase_map
         if self.clock_rate != self._clock_target or self._clock_rate_rate != 0.0:
             w = 1.0 / self.config.clock_time_constant_s
@@ -274,7 +326,9 @@ class GaitPlanner:
             self.clock_rate = min(max(self.clock_rate + dt_s * self._clock_rate_rate, 0.0), 1.0)
             if abs(self.clock_rate - self._clock_target) < 1e-9 and abs(self._clock_rate_rate) < 1e-9:
                 self.clock_rate, self._clock_rate_rate = self._clock_target, 0.0
-        cycle_time = float(phase_map.time_s(old_phase)) + self.clock_rate * dt_s
+        cycle_time = float(phase_map.time_s(old_phase)) + kappa * self.clock_rate * dt_s
+        if self._stopping:
+            cycle_time = self._stop_before_lift_off(phase_map, float(phase_map.time_s(old_phase)), cycle_time)
         wrapped = cycle_time >= phase_map.cycle_s
         self.phase = float(phase_map.phase(cycle_time))
         self.time_s += dt_s
@@ -284,7 +338,123 @@ class GaitPlanner:
                 self.lift_off[side] = self.footholds[side]
                 self._swing_target_used[side] = self._next_foothold(side)
             if _crossed(old_phase, self.phase, td, wrapped):
-                self.footholds[side] = targets[side]
+                self.footholds[side] = self._landed(side, targets[side])
+        # The feedback for the next tick, on the state reached (its touch-downs done).
+        self._apply_feedback(dt_s)
+
+    # -- feedback ------------------------------------------------------------------------------
+    def _apply_feedback(self, dt_s: float) -> None:
+        """Run the gait feedback on the latest measured DCM: set :attr:`walk_velocity`,
+        :attr:`time_scale`, the offset of the next touch-down, and start (or end) the steps of a
+        standing robot that was pushed."""
+        if self.feedback is None or self._measured_dcm is None:
+            self.walk_velocity = self.velocity
+            return
+        standing = self._clock_target == 0.0 and self.clock_rate == 0.0
+        segments, next_touch_down = self._support_segments(dt_s)
+        error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
+        adjustment = self.adjustment = self.feedback.update(
+            dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing)
+        bias = adjustment.velocity_bias
+        if standing or not np.any(bias):
+            self.walk_velocity = self.velocity
+        else:
+            self.walk_velocity = command_in_range(self.style, self.velocity + np.array([bias[0], bias[1], 0.0]))
+        self.time_scale = 1.0 if standing else adjustment.time_scale
+        self._adjusted_side = next_touch_down[1] if next_touch_down and np.any(adjustment.step_offset_m) else None
+        if adjustment.needs_steps and self._clock_target == 0.0:
+            self._clock_target, self._recovery_steps, self._stopping = 1.0, True, False
+        elif self._recovery_steps and not adjustment.needs_steps and not np.any(self.command):
+            self._stopping = True
+
+    def _support_segments(self, dt_s: float):
+        """The support the unadjusted gait plans, from now: [(start [s from now], CoP (2,) at the
+        centre of the soles down)], and the next touch-down (time [s], side) or None.
+
+        From the latest preview's swings, but at time scale 1 and with each foot's coming
+        touch-down where the planner predicts it before the footstep adjustment: the nominal DCM
+        must not move with the adjustments it causes (with it, Δp = k(e^{ωT} ε − Δp), an algebraic
+        loop that flips sign every tick at k = 1)."""
+        feet = {}
+        events = []
+        cx = 0.5 * (self.config.foot.heel_x_m + self.config.foot.toe_x_m)
+
+        def centre(x, y, yaw):
+            return np.array([x + cx * math.cos(yaw), y + cx * math.sin(yaw)])
+
+        swinging = set()
+        horizon_s = self.config.preview_horizon_s
+        if self._last_swings is not None and self._last_swings[1] > 1e-3:
+            (rows, n_left), clock_rate = self._last_swings
+            elapsed = self.time_scale * clock_rate * dt_s  # clock time since that preview
+            first = {}
+            for i, row in enumerate(rows):
+                side = "left" if i < n_left else "right"
+                lo, td = (row[0] - elapsed) / clock_rate, (row[1] - elapsed) / clock_rate
+                if lo > horizon_s:  # a clock only starting: its steps are not planned yet
+                    continue
+                if lo <= 0.0 < td:
+                    swinging.add(side)
+                if lo > 0.0:
+                    events.append((lo, side, None))
+                if td > 0.0:
+                    landing = row[5:8]
+                    if side not in first:
+                        first[side] = True
+                        pose = self._place(side, predict_pose(self.body, self.walk_velocity, 0.5 * (
+                            row[0] + row[1] - 2 * elapsed + self.gait.timing.cycle_s)))
+                        landing = (pose.x, pose.y, pose.yaw)
+                    events.append((td, side, centre(*landing)))
+        for side in SIDES:
+            if side not in swinging:
+                f = self.footholds[side]
+                feet[side] = centre(f.x, f.y, f.yaw)
+        events.sort(key=lambda e: e[0])
+        segments = [(0.0, support_cop(feet))]
+        next_touch_down = None
+        for time_s, side, landing in events:
+            if landing is None:
+                feet.pop(side, None)
+            else:
+                feet[side] = landing
+                if next_touch_down is None:
+                    next_touch_down = (time_s, side)
+            segments.append((time_s, support_cop(feet, segments[-1][1])))
+        return segments, next_touch_down
+
+    def _landed(self, side: str, planned: Pose2) -> Pose2:
+        """Where a foot that touches down now stands: the measured sole when it is down and near
+        ``planned``, else ``planned``."""
+        if self._measured_soles is None or self.feedback is None:
+            return planned
+        x, y, z, yaw = self._measured_soles[side]
+        if z > LANDING_HEIGHT_M or math.hypot(x - planned.x, y - planned.y) > LANDING_ANCHOR_M:
+            return planned
+        return Pose2(float(x), float(y), float(yaw))
+
+    def _stop_before_lift_off(self, phase_map, old_time_s: float, new_time_s: float) -> float:
+        """Bring a recovering robot back to standing: the clock is let down (its filter) so that it
+        stops in the coming double support, and never runs past that double support's lift-off.
+        Returns the clock's new cycle time [s]."""
+        times = self.gait.timing.event_times_s()
+        lift_offs = (float(times[1]), float(times[3]))
+        touch_downs = (0.0, float(times[2]))
+        cycle = float(times[-1])
+        for touch_down, lift_off in zip(touch_downs, lift_offs):
+            if touch_down <= old_time_s < lift_off:  # in this double support: stop in it
+                self._clock_target = 0.0
+                if self.clock_rate == 0.0:
+                    self._stopping = self._recovery_steps = False
+                return min(new_time_s, lift_off - 1e-4)
+        # In a swing: let the clock down once the coming double support's middle is within the
+        # filter's stopping distance (2τ of clock time from full rate).
+        for touch_down, lift_off in zip(touch_downs + (cycle,), lift_offs + (cycle + lift_offs[0],)):
+            middle = 0.5 * (touch_down + lift_off)
+            if middle > old_time_s:
+                if middle - old_time_s <= 2.0 * self.config.clock_time_constant_s * self.clock_rate:
+                    self._clock_target = 0.0
+                break
+        return new_time_s
 
     # -- footholds -----------------------------------------------------------------------------
     def _place(self, side: str, body: Pose2) -> Pose2:
@@ -326,7 +496,16 @@ class GaitPlanner:
         """Foothold of the swing (lift_off_s, touch_down_s) relative to now: the body pose at the
         middle of the following stance, predicted at the current velocity."""
         centre = 0.5 * (touch_down_s + lift_off_s + self.gait.timing.cycle_s)
-        return self._place(side, predict_pose(self.body, self.velocity, centre))
+        pose = self._place(side, predict_pose(self.body, self.walk_velocity, centre))
+        return self._adjusted(side, pose) if side == self._adjusted_side else pose
+
+    def _adjusted(self, side: str, pose: Pose2) -> Pose2:
+        """A foothold moved by the feedback's footstep offset, within reach of the stance foot and
+        clear of it (:func:`feedback.clamp_foothold`)."""
+        offset, other = self.adjustment.step_offset_m, self.footholds[SIDES[1 - SIDES.index(side)]]
+        x, y = clamp_foothold(np.array([pose.x + offset[0], pose.y + offset[1]]), np.array([other.x, other.y]),
+                              self.body.yaw, side, self.config.feedback)
+        return Pose2(float(x), float(y), pose.yaw)
 
     def _next_foothold(self, side: str) -> Pose2:
         """Where the foot's next swing (the current one, if it is swinging) is predicted to land."""
@@ -361,16 +540,20 @@ class GaitPlanner:
         t = self._preview_grid if times_s is None else np.atleast_1d(np.asarray(times_s, dtype=float))
         gait, phase_map = self.gait, self.gait.phase_map
         cycle = gait.timing.cycle_s
-        clock = self.clock_rate * t  # gait-clock time of each preview time
+        kappa = self.time_scale
+        clock = kappa * self.clock_rate * t  # gait-clock time of each preview time
         phase = phase_map.phase(phase_map.time_s(self.phase) + clock)
         # One body prediction for the preview times and for the middle of the stance after each
         # swing (where that swing's foothold goes).
         events = self._events()
         swings = np.array(events["left"] + events["right"])
-        bodies = predict_body(self.body, self.velocity, np.concatenate([t, 0.5 * (swings[:, 0] + swings[:, 1] + cycle)]))
+        bodies = predict_body(self.body, self.walk_velocity,
+                              np.concatenate([kappa * t, 0.5 * (swings[:, 0] + swings[:, 1] + cycle)]))
         body = bodies[:t.size]
 
         rows, stance_s, footholds = self._swing_table(events, swings, bodies[t.size:], cycle, float(clock.max()))
+        if times_s is None:
+            self._last_swings = (rows, self.clock_rate)
         feet_pos, feet_quat, stance = self._feet_poses(clock, rows, stance_s)
 
         cycle_curves = gait.cycle(phase)  # columns: PELVIS_CURVES, then the style's upper joints
@@ -411,6 +594,9 @@ class GaitPlanner:
                 ends[first] = (f.x, f.y, f.yaw)
             elif first_lo <= 0.0:
                 f = self._swing_target_used[side]
+                ends[first] = (f.x, f.y, f.yaw)
+            elif side == self._adjusted_side:
+                f = self._adjusted(side, Pose2(*ends[first]))
                 ends[first] = (f.x, f.y, f.yaw)
             start = self.lift_off[side] if first_lo <= 0.0 < first_td else self.footholds[side]
             rows[first, 2:5] = (start.x, start.y, start.yaw)

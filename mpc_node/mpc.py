@@ -75,12 +75,15 @@ class MpcConfig:
     weight_cop_rate: float = bounded(1e-9, 1e6, "", "CoP step-to-step change weight [1/m²]")
     weight_lateral: float = bounded(0.0, 1e6, "", "CoM lateral offset from the body path weight [1/m²]")
     support_margin_m: float = bounded(0.0, 0.05, "m", "sole rectangle shrink")
+    disturbance_time_constant_s: float = bounded(0.01, 10.0, "s", "time constant of the push estimate")
+    max_disturbance_m_s2: float = bounded(0.0, 20.0, "m/s²", "largest push (force / mass) allowed for (0: none)")
 
     @classmethod
     def default(cls, com_height_m: float) -> "MpcConfig":
         """2 s preview at 50 ms steps (≈4 steps of a 1 s cycle)."""
         return cls(dt_s=0.05, steps=40, com_height_m=com_height_m, weight_cop=1.0,
-                   weight_velocity=0.1, weight_cop_rate=0.5, weight_lateral=5.0, support_margin_m=0.015)
+                   weight_velocity=0.1, weight_cop_rate=0.5, weight_lateral=5.0, support_margin_m=0.015,
+                   disturbance_time_constant_s=0.2, max_disturbance_m_s2=4.0)
 
     @property
     def omega_per_s(self) -> float:
@@ -242,14 +245,16 @@ class ComMpc:
     # -- solve ---------------------------------------------------------------------------------
     def solve(self, now_s: float, com_state: np.ndarray, current_cop: np.ndarray,
               schedule: SupportSchedule, velocity_reference: np.ndarray,
-              body_path: np.ndarray | None = None) -> MpcResult:
+              body_path: np.ndarray | None = None, disturbance_m_s2=(0.0, 0.0)) -> MpcResult:
         """Plan from the CoM state (cx, ċx, cy, ċy) [m, m/s] and CoP (2,) [m] at ``now_s`` [s].
         ``schedule`` holds times relative to now; each MPC step takes the contacts at the latest
         schedule time ≤ its middle. ``velocity_reference`` is (len(schedule), 2): the world-frame
         CoM velocity [m/s] wanted at the schedule's times. ``body_path`` (len(schedule), 3): the
         planner's body pose (x, y, yaw) [m, rad] at the schedule's times — the path its footholds
         straddle — from which the CoM's sideways offset is penalized while walking (None: no
-        such term).
+        such term). ``disturbance_m_s2`` (2,): a constant external acceleration δ [m/s²] (a push's
+        force / mass) the plan allows for: the pendulum c̈ = ω²(c − z) + δ is solved as the plain
+        one of c' = c + δ/ω² (:mod:`biped_common.com_plan`), so the CoP leans into the push.
         Non-finite input → ValueError."""
         cfg, n = self.config, self.config.steps
         com_state = np.asarray(com_state, dtype=float)
@@ -261,6 +266,16 @@ class ComMpc:
         velocity_reference = np.asarray(velocity_reference, dtype=float)
         if velocity_reference.shape != (schedule.times_s.size, 2) or not np.all(np.isfinite(velocity_reference)):
             raise ValueError("velocity reference must be finite with one row per schedule time")
+        disturbance = np.asarray(disturbance_m_s2, dtype=float)
+        if disturbance.shape != (2,) or not np.all(np.isfinite(disturbance)):
+            raise ValueError(f"disturbance must be 2 finite numbers, got {disturbance_m_s2}")
+        shift = disturbance / cfg.omega_per_s**2  # c' = c + δ/ω²
+        if np.any(shift):
+            com_state = com_state.copy()
+            com_state[[0, 2]] += shift
+            if body_path is not None:
+                body_path = np.asarray(body_path, dtype=float).copy()
+                body_path[:, :2] += shift
         middles = cfg.dt_s * (np.arange(n) + 0.5)
         index = np.clip(np.searchsorted(schedule.times_s, middles, side="right") - 1, 0, schedule.times_s.size - 1)
         sub = SupportSchedule(middles, schedule.left_stance[index], schedule.right_stance[index],
@@ -312,7 +327,9 @@ class ComMpc:
         ok = result.info.status_val in (1, 2) and x is not None and bool(np.all(np.isfinite(x)))
         if ok:
             states = from_components(x[:self._nx].reshape(n + 1, NX), cfg.omega_per_s)
-            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU), cfg.omega_per_s)
+            states[:, [0, 2]] -= shift
+            plan = ComPlan(now_s, cfg.dt_s, states, x[self._nx:].reshape(n, NU), cfg.omega_per_s,
+                           (float(disturbance[0]), float(disturbance[1])))
             self._last = plan
         else:
             plan = self._fallback_plan(now_s, com_state)

@@ -1,0 +1,213 @@
+"""Gait feedback (source 004, "gait feedback"): the robot's DCM error turned into adjustments of
+the gait that keep its style — velocity adjustment for small sustained errors, footstep
+adjustment for larger ones a step can fix, time scaling κ_time = exp(k_p ε + k_d ε̇) that speeds
+the reference up or slows it down so the CoM catches up (ROS-free).
+
+The error. The reference the robot should follow is the planner's: its footholds and their
+touch-down times. On the linear inverted pendulum (ω = √(g/h)) with the CoP at the stance sole
+and switching at each touch-down, the divergent component of motion ξ = c + ċ/ω that walks those
+footholds is found backwards from the last one (Englsberger et al. 2015, "Three-dimensional
+bipedal walking control based on divergent component of motion", eq. 12):
+
+    ξ_i = p_i + e^{−ω T_i} (ξ_{i+1} − p_i)        (T_i the duration of step i on foothold p_i)
+
+:func:`nominal_dcm` evaluates it now. The error ε = ξ_measured − ξ_nominal (world, metres) is
+what this module acts on, expressed in the body frame (x forward, y left):
+
+- velocity adjustment: a bias k_v · dz(ε̄, d_v) on the walked velocity (ε̄ low-passed, dz a
+  dead-band), clamped by the planner into the style's range — the body path moves towards where
+  the robot is, so a persistent push is absorbed without stepping back to the old path;
+- footstep adjustment: the next touch-down moves by k_s e^{ω T} dz(ε, d_s), T the time to it —
+  under the pendulum the error grows as e^{ωT} until then, and landing that much further keeps
+  the DCM's offset from the new foothold nominal (Englsberger 2015 §IV; Khadiv et al. 2020,
+  "Walking control based on step timing adaptation", eq. 7). The planner clamps the foothold to
+  the legs' reach and keeps the feet apart (:func:`clamp_foothold`);
+- time scaling: κ = exp(k_p e + k_d ė) on the gait clock and the body path (the forward
+  error e along the heading, dead-banded), within [κ_min, κ_max]: pushed forward, the reference
+  runs faster and steps come sooner; pushed back, it slows so the CoM falls back onto it. The
+  curves are re-timed through the phase map, so they keep their shape.
+
+The adjustments vanish inside the dead-bands, so an unpushed walk is the unadjusted style, and
+decay with the error once the robot has recovered. A standing robot whose DCM error exceeds
+``stand_step_threshold_m`` steps (:attr:`FeedbackAdjustment.needs_steps`) until it has been
+within ``recovered_error_m`` for ``stand_again_after_s``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+import numpy as np
+
+from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
+from biped_common.resources import params_file
+
+
+@dataclass(frozen=True)
+class FeedbackConfig:
+    """Gains and thresholds of the gait feedback (SI units; see the module docstring)."""
+
+    enabled: bool = field(metadata={"doc": "feedback on (false: the open-loop planner)"})
+    error_filter_s: float = bounded(0.0, 1.0, "s", "low-pass time constant of the DCM error (0: none)")
+    velocity_gain_per_s: float = bounded(0.0, 10.0, "1/s", "velocity bias per metre of DCM error")
+    velocity_deadband_m: float = bounded(0.0, 0.5, "m", "DCM error ignored by the velocity adjustment")
+    velocity_filter_s: float = bounded(0.01, 10.0, "s", "low-pass time constant of the velocity adjustment's error")
+    step_gain: float = bounded(0.0, 2.0, "", "footstep offset per metre of the DCM error grown to touch-down")
+    step_deadband_m: float = bounded(0.0, 0.5, "m", "DCM error ignored by the footstep adjustment")
+    max_step_offset_m: float = bounded(0.0, 1.0, "m", "largest footstep offset")
+    max_stride_m: float = bounded(0.05, 1.0, "m", "largest fore/aft distance of a foothold from the stance foot")
+    min_foot_separation_m: float = bounded(0.0, 0.5, "m", "smallest sideways distance between the feet")
+    max_foot_separation_m: float = bounded(0.05, 1.0, "m", "largest sideways distance between the feet")
+    time_gain_p_per_m: float = bounded(0.0, 100.0, "1/m", "k_p of κ_time")
+    time_gain_d_s_per_m: float = bounded(0.0, 10.0, "s/m", "k_d of κ_time")
+    time_deadband_m: float = bounded(0.0, 0.5, "m", "forward DCM error ignored by the time scaling")
+    time_filter_s: float = bounded(0.0, 1.0, "s", "low-pass time constant of κ_time (0: none)")
+    kappa_min: float = bounded(0.3, 1.0, "", "slowest time scale")
+    kappa_max: float = bounded(1.0, 3.0, "", "fastest time scale")
+    stand_step_threshold_m: float = bounded(0.005, 1.0, "m", "DCM error at which a standing robot steps")
+    recovered_error_m: float = bounded(0.001, 0.5, "m", "DCM error below which the robot has recovered")
+    stand_again_after_s: float = bounded(0.0, 10.0, "s", "recovered this long: a robot that stood stands again")
+
+    def __post_init__(self):
+        if self.min_foot_separation_m >= self.max_foot_separation_m:
+            raise ValueError("min_foot_separation_m must be below max_foot_separation_m")
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> "FeedbackConfig":
+        """From a YAML file (default: the shipped ``config/feedback.yaml``); ConfigError naming
+        the field."""
+        path = Path(path) if path else params_file("feedback.yaml")
+        return dataclass_from_mapping(cls, load_yaml_mapping(path), "")
+
+    def as_mapping(self) -> dict:
+        """The fields as a plain mapping (the inverse of :meth:`load`'s)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class FeedbackAdjustment:
+    """What the feedback asks of the planner this tick. ``velocity_bias`` (ẋ, ẏ [m/s]) in the
+    body frame; ``step_offset_m`` (x, y) in the world, for the next touch-down; ``time_scale`` κ;
+    ``needs_steps``: a standing robot must step; ``error_m`` the DCM error (x, y) in the body
+    frame."""
+
+    velocity_bias: np.ndarray
+    step_offset_m: np.ndarray
+    time_scale: float
+    needs_steps: bool
+    error_m: np.ndarray
+
+
+MAX_GROWTH_S = 1.0  # the error's growth to touch-down is not extrapolated further than this
+NO_ADJUSTMENT = FeedbackAdjustment(np.zeros(2), np.zeros(2), 1.0, False, np.zeros(2))
+
+
+def dcm(com_m: np.ndarray, com_velocity_m_s: np.ndarray, omega_per_s: float) -> np.ndarray:
+    """ξ = c + ċ/ω (2,), horizontal, world frame [m] (Englsberger 2015, eq. 2)."""
+    return np.asarray(com_m, dtype=float)[:2] + np.asarray(com_velocity_m_s, dtype=float)[:2] / omega_per_s
+
+
+def nominal_dcm(segments: list[tuple[float, np.ndarray]], omega_per_s: float) -> np.ndarray:
+    """The DCM (2,) now [m, world] that walks a planned support: ``segments`` are (start [s from
+    now], CoP (2,)) by time, the first starting now; the CoP is held over each, and beyond the last
+    the DCM rests on its CoP (Englsberger 2015, eq. 12, evaluated backwards)."""
+    xi = np.asarray(segments[-1][1], dtype=float)
+    for (start_s, cop), (end_s, _) in zip(reversed(segments[:-1]), reversed(segments[1:])):
+        xi = cop + math.exp(-omega_per_s * (end_s - start_s)) * (xi - cop)
+    return xi
+
+
+def support_cop(feet_down: dict[str, np.ndarray], previous: np.ndarray | None = None) -> np.ndarray:
+    """The CoP a support plans: the mean of the sole centres (2,) down (``previous`` when none is)."""
+    if not feet_down:
+        return previous.copy()
+    return np.mean(list(feet_down.values()), axis=0)
+
+
+def dead_band(x: np.ndarray, width: float) -> np.ndarray:
+    """x shrunk towards zero by ``width`` along its direction (0 inside the band): continuous, so
+    adjustments start smoothly at the band's edge."""
+    norm = float(np.linalg.norm(x))
+    return np.zeros_like(x) if norm <= width else x * (1.0 - width / norm)
+
+
+def clamp_foothold(landing_m: np.ndarray, stance_m: np.ndarray, yaw_rad: float, side: str,
+                   config: FeedbackConfig) -> np.ndarray:
+    """A landing foothold position (2,) [m, world] kept reachable and collision-free relative to
+    the stance foot at ``stance_m`` (the body heading ``yaw_rad``): fore/aft within
+    ``max_stride_m``, sideways apart by [min, max]_foot_separation_m with ``side`` on its own side."""
+    c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+    dx, dy = landing_m[0] - stance_m[0], landing_m[1] - stance_m[1]
+    forward, left = c * dx + s * dy, -s * dx + c * dy
+    forward = min(max(forward, -config.max_stride_m), config.max_stride_m)
+    sign = 1.0 if side == "left" else -1.0
+    left = sign * min(max(sign * left, config.min_foot_separation_m), config.max_foot_separation_m)
+    return np.array([stance_m[0] + c * forward - s * left, stance_m[1] + s * forward + c * left])
+
+
+class GaitFeedback:
+    """The feedback's state (filtered errors, the recovery clock) and its laws, tick by tick."""
+
+    def __init__(self, config: FeedbackConfig, omega_per_s: float):
+        self.config = config
+        self.omega_per_s = omega_per_s
+        self._error = None             # filtered DCM error, body frame
+        self._slow_error = np.zeros(2)  # the velocity adjustment's (slower) error
+        self._previous_forward = 0.0
+        self._forward_rate = 0.0
+        self._recovered_s = 0.0
+        self._time_scale = 1.0
+        self.stepping = False
+        self.last = NO_ADJUSTMENT
+
+    def update(self, dt_s: float, error_world_m: np.ndarray, heading_rad: float, time_to_touch_down_s: float | None,
+               standing: bool) -> FeedbackAdjustment:
+        """One tick: the DCM error (world, m) → the adjustments (:class:`FeedbackAdjustment`).
+        ``time_to_touch_down_s``: until the next touch-down (None: none planned)."""
+        cfg = self.config
+        if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
+            self.last = NO_ADJUSTMENT
+            return self.last
+        c, s = math.cos(heading_rad), math.sin(heading_rad)
+        raw = np.array([c * error_world_m[0] + s * error_world_m[1], -s * error_world_m[0] + c * error_world_m[1]])
+        if self._error is None:
+            self._error = raw
+            self._previous_forward = float(raw[0])
+        a = 1.0 if cfg.error_filter_s <= 0 else min(1.0, dt_s / cfg.error_filter_s)
+        self._error = self._error + a * (raw - self._error)
+        self._slow_error += min(1.0, dt_s / cfg.velocity_filter_s) * (raw - self._slow_error)
+        error = self._error
+
+        velocity_bias = cfg.velocity_gain_per_s * dead_band(self._slow_error, cfg.velocity_deadband_m)
+
+        step_offset = np.zeros(2)
+        if time_to_touch_down_s is not None and not standing:
+            grown = math.exp(self.omega_per_s * min(max(time_to_touch_down_s, 0.0), MAX_GROWTH_S)) * dead_band(error, cfg.step_deadband_m)
+            offset_body = cfg.step_gain * grown
+            norm = float(np.linalg.norm(offset_body))
+            if norm > cfg.max_step_offset_m:
+                offset_body *= cfg.max_step_offset_m / norm
+            step_offset = np.array([c * offset_body[0] - s * offset_body[1], s * offset_body[0] + c * offset_body[1]])
+
+        forward = float(dead_band(error[:1], cfg.time_deadband_m)[0])
+        rate = (forward - self._previous_forward) / dt_s if dt_s > 0 else 0.0
+        self._forward_rate += min(1.0, dt_s / max(cfg.error_filter_s, 0.02)) * (rate - self._forward_rate)
+        self._previous_forward = forward
+        time_scale = math.exp(cfg.time_gain_p_per_m * forward + cfg.time_gain_d_s_per_m * self._forward_rate)
+        time_scale = min(max(time_scale, cfg.kappa_min), cfg.kappa_max)
+        # Filtered: the clock's rate, hence the reference's velocity, stays continuous.
+        self._time_scale += (1.0 if cfg.time_filter_s <= 0 else min(1.0, dt_s / cfg.time_filter_s)) * (
+            time_scale - self._time_scale)
+        time_scale = self._time_scale
+
+        size = float(np.linalg.norm(error))
+        if standing and size > cfg.stand_step_threshold_m:
+            self.stepping = True
+        if self.stepping:
+            self._recovered_s = self._recovered_s + dt_s if size < cfg.recovered_error_m else 0.0
+            if self._recovered_s >= cfg.stand_again_after_s:
+                self.stepping, self._recovered_s = False, 0.0
+        self.last = FeedbackAdjustment(velocity_bias, step_offset, time_scale, self.stepping, error.copy())
+        return self.last

@@ -147,6 +147,16 @@ def clamp_foothold(landing_m: np.ndarray, stance_m: np.ndarray, yaw_rad: float, 
     return np.array([stance_m[0] + c * forward - s * left, stance_m[1] + s * forward + c * left])
 
 
+def time_error_m(error_body_m: np.ndarray, forward_velocity_m_s: float, walking_m_s: float = 0.1) -> float:
+    """The error the time scaling acts on [m]: walking forward, the DCM error along the heading
+    (ahead: the reference speeds up and catches the CoM; behind: it slows so the CoM catches it);
+    walking backward, its opposite; walking in place or stepping to recover, the error's size
+    (quicker steps catch a diverging DCM sooner, in any direction). Blended linearly in between
+    (|ẋ| < ``walking_m_s``), so κ stays continuous as the robot starts and stops."""
+    s = min(max(forward_velocity_m_s / walking_m_s, -1.0), 1.0)
+    return s * float(error_body_m[0]) + (1.0 - abs(s)) * float(np.linalg.norm(error_body_m))
+
+
 class GaitFeedback:
     """The feedback's state (filtered errors, the recovery clock) and its laws, tick by tick."""
 
@@ -163,9 +173,11 @@ class GaitFeedback:
         self.last = NO_ADJUSTMENT
 
     def update(self, dt_s: float, error_world_m: np.ndarray, heading_rad: float, time_to_touch_down_s: float | None,
-               standing: bool) -> FeedbackAdjustment:
+               standing: bool, forward_velocity_m_s: float = 0.0) -> FeedbackAdjustment:
         """One tick: the DCM error (world, m) → the adjustments (:class:`FeedbackAdjustment`).
-        ``time_to_touch_down_s``: until the next touch-down (None: none planned)."""
+        ``time_to_touch_down_s``: until the next touch-down (None: none planned);
+        ``forward_velocity_m_s``: the walked velocity along the heading (the time scaling's
+        sense, see :func:`time_error_m`)."""
         cfg = self.config
         if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
             self.last = NO_ADJUSTMENT
@@ -191,7 +203,7 @@ class GaitFeedback:
                 offset_body *= cfg.max_step_offset_m / norm
             step_offset = np.array([c * offset_body[0] - s * offset_body[1], s * offset_body[0] + c * offset_body[1]])
 
-        forward = float(dead_band(error[:1], cfg.time_deadband_m)[0])
+        forward = float(dead_band(np.array([time_error_m(error, forward_velocity_m_s)]), cfg.time_deadband_m)[0])
         rate = (forward - self._previous_forward) / dt_s if dt_s > 0 else 0.0
         self._forward_rate += min(1.0, dt_s / max(cfg.error_filter_s, 0.02)) * (rate - self._forward_rate)
         self._previous_forward = forward

@@ -354,7 +354,8 @@ class GaitPlanner:
         segments, next_touch_down = self._support_segments(dt_s)
         error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
         adjustment = self.adjustment = self.feedback.update(
-            dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing)
+            dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing,
+            float(self.velocity[0]))
         bias = adjustment.velocity_bias
         if standing or not np.any(bias):
             self.walk_velocity = self.velocity

@@ -69,7 +69,7 @@ class WbcGains:
     def default(cls) -> "WbcGains":
         return cls(com_weight=100.0, com_kp=60.0, com_kd=15.0,
                    pelvis_weight=10.0, pelvis_kp=100.0, pelvis_kd=20.0,
-                   swing_weight=10.0, swing_kp=150.0, swing_kd=25.0,
+                   swing_weight=100.0, swing_kp=150.0, swing_kd=25.0,
                    posture_weight=0.05, upper_weight=1.0, posture_kp=100.0, posture_kd=20.0,
                    stance_kd=20.0, friction=0.6, min_normal_force_n=1.0,
                    acceleration_regularization=1e-5, force_regularization=1e-5)

@@ -29,16 +29,44 @@ from typing import Any, Callable, Mapping, TypeVar
 import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.signals import SignalHandlerOptions
+from rclpy.impl.rcutils_logger import RcutilsLogger
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rcl_interfaces.msg import ParameterDescriptor, SetParametersResult
 
 from biped_common import conversions as conv
 from biped_common.errors import BipedStackError, ConfigError
-from biped_common.repeat_filter import RepeatFilter  # noqa: F401 (re-exported for the nodes)
+from biped_common.repeat_filter import RepeatFilter as _RepeatFilter
 
 __all__ = ["GuardedNode", "LATCHED_QOS", "LatestReader", "PLAN_QOS", "RefusalLog", "RepeatFilter", "SENSOR_QOS", "declare_config",
            "make_executor", "run_node", "run_nodes", "running", "spin_forever"]
+
+
+def _own_call_site(log: Callable[[str], None]) -> Callable[[str], None]:
+    """An rclpy logger's bound method wrapped so each severity logs from a call site of its own.
+    rclpy keys a logger's per-call-site context on the first frame outside it and refuses a
+    second severity from the same site ("Logger severity cannot be changed between calls"): two
+    :class:`RepeatFilter` of one node at different severities shared RepeatFilter's call site, and
+    the planner's first error after a warning raised inside its tick. Other callables unchanged."""
+    logger, name = getattr(log, "__self__", None), getattr(log, "__name__", "")
+    if not isinstance(logger, RcutilsLogger):
+        return log
+
+    def debug(message): logger.debug(message)
+    def info(message): logger.info(message)
+    def warning(message): logger.warning(message)
+    def error(message): logger.error(message)
+    def fatal(message): logger.fatal(message)
+    return {"debug": debug, "info": info, "warning": warning, "warn": warning, "error": error,
+            "fatal": fatal}.get(name, log)
+
+
+class RepeatFilter(_RepeatFilter):
+    """:class:`biped_common.repeat_filter.RepeatFilter` for ROS nodes: an rclpy logger's methods
+    may be given at several severities (:func:`_own_call_site`)."""
+
+    def __init__(self, log: Callable[[str], None], period_s: float = 1.0, clock: Callable[[], float] = time.monotonic):
+        super().__init__(_own_call_site(log), period_s, clock)
 
 # Sensor and command streams: reliable (a lockstep bridge waits for each answer), the latest only.
 # A controller that falls behind answers the newest frame rather than working through stale ones:
@@ -237,6 +265,22 @@ def declare_config(node: Node, config_type: type[T],
             return SetParametersResult(successful=True)
         node.add_on_set_parameters_callback(on_set)
     return config
+
+
+def declare_section(node: Node, prefix: str, defaults: T) -> T:
+    """Declare a read-only parameter ``<prefix>.<field>`` per field of the dataclass instance
+    ``defaults`` (its values the parameters' defaults, e.g. a config file's) and return the
+    dataclass the parameters give, validated by :func:`biped_common.config.dataclass_from_mapping`
+    (bounds; a ConfigError naming ``<prefix>.<field>``)."""
+    from biped_common.config import dataclass_from_mapping
+    values = {}
+    for f in fields(defaults):
+        default = getattr(defaults, f.name)
+        name = f"{prefix}.{f.name}"
+        descriptor = ParameterDescriptor(description=f"see {type(defaults).__name__} (read at start)",
+                                         dynamic_typing=True, read_only=True)
+        values[f.name] = _coerce(node.declare_parameter(name, _ros_value(default), descriptor).value, default, name)
+    return dataclass_from_mapping(type(defaults), values, prefix)
 
 
 def _coerce(value, default, name: str):

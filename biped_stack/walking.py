@@ -96,7 +96,8 @@ class WalkingController:
         self._follow_watch = FollowWatch()  # as the planner node: re-plan when the robot stopped following
         self._follow_every_replans = ticks_between_checks(1.0 / planner_period_s, FOLLOW_CHECK_HZ)
         self._replans = 0
-        self._ground_reaction_n: np.ndarray | None = None
+        self._ground_reaction_n: np.ndarray | None = None  # mean over the last planning period
+        self._reaction_sum_n, self._reaction_count = np.zeros(3), 0
         self.log = WalkingLog()
 
     def reach(self, trajectory) -> None:
@@ -144,9 +145,12 @@ class WalkingController:
             self._log("no base state yet: stand controller")
             return self.wbc.stand.command(frame)
         q, v = self.robot.state_from(base, frame.joint_names, frame.position_rad, frame.velocity_rad_s)
+        if frame.foot_wrenches:  # the MPC's push estimate wants the mean over its period (impacts are brief)
+            self._reaction_sum_n += self.robot.ground_reaction_world_n(q, frame.foot_wrenches)
+            self._reaction_count += 1
         if self._planner_time_s is None or now - self._planner_time_s >= self.planner_period_s - 1e-9:
-            self._ground_reaction_n = self.robot.ground_reaction_world_n(q, frame.foot_wrenches) \
-                if frame.foot_wrenches else None
+            self._ground_reaction_n = self._reaction_sum_n / self._reaction_count if self._reaction_count else None
+            self._reaction_sum_n, self._reaction_count = np.zeros(3), 0
             self._replan(now, q, v)
         started = time.perf_counter()
         command = self.wbc.command(frame, q, v)

@@ -28,9 +28,11 @@ what this module acts on, expressed in the body frame (x forward, y left):
   curves are re-timed through the phase map, so they keep their shape.
 
 The adjustments vanish inside the dead-bands, so an unpushed walk is the unadjusted style, and
-decay with the error once the robot has recovered. A standing robot whose DCM error exceeds
-``stand_step_threshold_m`` steps (:attr:`FeedbackAdjustment.needs_steps`) until it has been
-within ``recovered_error_m`` for ``stand_again_after_s``.
+decay with the error once the robot has recovered. A standing robot absorbs a push with its
+ankles as long as its DCM stays inside the support polygon (the CoP can then hold it); once the
+DCM comes within ``stand_step_margin_m`` of the polygon's edge — or beyond — it steps
+(:attr:`FeedbackAdjustment.needs_steps`) until its DCM error has been within
+``recovered_error_m`` for ``stand_again_after_s``.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ class FeedbackConfig:
     time_filter_s: float = bounded(0.0, 1.0, "s", "low-pass time constant of κ_time (0: none)")
     kappa_min: float = bounded(0.3, 1.0, "", "slowest time scale")
     kappa_max: float = bounded(1.0, 3.0, "", "fastest time scale")
-    stand_step_threshold_m: float = bounded(0.005, 1.0, "m", "DCM error at which a standing robot steps")
+    stand_step_margin_m: float = bounded(-0.1, 0.1, "m", "a standing robot steps when its DCM is this near the support's edge")
     recovered_error_m: float = bounded(0.001, 0.5, "m", "DCM error below which the robot has recovered")
     stand_again_after_s: float = bounded(0.0, 10.0, "s", "recovered this long: a robot that stood stands again")
 
@@ -126,6 +128,29 @@ def support_cop(feet_down: dict[str, np.ndarray], previous: np.ndarray | None = 
     return np.mean(list(feet_down.values()), axis=0)
 
 
+def convex_hull(points: np.ndarray) -> np.ndarray:
+    """The convex hull (M, 2) of ``points`` (N, 2), counter-clockwise (Andrew's monotone chain)."""
+    pts = sorted(map(tuple, np.asarray(points, dtype=float)))
+
+    def half(sequence):
+        out = []
+        for p in sequence:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0.0:
+                out.pop()
+            out.append(p)
+        return out[:-1]
+    return np.array(half(pts) + half(reversed(pts)))
+
+
+def inside_polygon_m(point: np.ndarray, hull: np.ndarray) -> float:
+    """Signed distance [m] of ``point`` (2,) inside the convex polygon ``hull`` (M, 2,
+    counter-clockwise): the smallest distance to an edge's line, negative outside."""
+    edges = np.roll(hull, -1, axis=0) - hull
+    normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]  # outward
+    return -float(np.max(np.einsum("ij,ij->i", np.asarray(point, dtype=float)[None, :] - hull, normals)))
+
+
 def dead_band(x: np.ndarray, width: float) -> np.ndarray:
     """x shrunk towards zero by ``width`` along its direction (0 inside the band): continuous, so
     adjustments start smoothly at the band's edge."""
@@ -173,11 +198,13 @@ class GaitFeedback:
         self.last = NO_ADJUSTMENT
 
     def update(self, dt_s: float, error_world_m: np.ndarray, heading_rad: float, time_to_touch_down_s: float | None,
-               standing: bool, forward_velocity_m_s: float = 0.0) -> FeedbackAdjustment:
+               standing: bool, forward_velocity_m_s: float = 0.0,
+               dcm_inside_support_m: float = math.inf) -> FeedbackAdjustment:
         """One tick: the DCM error (world, m) → the adjustments (:class:`FeedbackAdjustment`).
         ``time_to_touch_down_s``: until the next touch-down (None: none planned);
         ``forward_velocity_m_s``: the walked velocity along the heading (the time scaling's
-        sense, see :func:`time_error_m`)."""
+        sense, see :func:`time_error_m`); ``dcm_inside_support_m``: how far the measured DCM is
+        inside the support polygon (negative: outside; :func:`inside_polygon_m`)."""
         cfg = self.config
         if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
             self.last = NO_ADJUSTMENT
@@ -215,7 +242,7 @@ class GaitFeedback:
         time_scale = self._time_scale
 
         size = float(np.linalg.norm(error))
-        if standing and size > cfg.stand_step_threshold_m:
+        if standing and dcm_inside_support_m < cfg.stand_step_margin_m:
             self.stepping = True
         if self.stepping:
             self._recovered_s = self._recovered_s + dt_s if size < cfg.recovered_error_m else 0.0

@@ -15,6 +15,11 @@ While walking it keeps watching the measured soles (:class:`gait_planner_node.an
 ``follow_check_hz``): when the robot stands on both feet away from where the plan has them (the
 whole-body controller stopped in place while the MPC was away; a foot slipped), the plan starts
 again from where the robot stands.
+
+Gait feedback (:mod:`gait_planner_node.feedback`): every tick the planner is given the robot's CoM
+(Pinocchio, from the latest base and joint states) and its measured soles. Its gains are the
+parameters ``feedback.<field>``, defaulting to ``feedback_file`` (empty: the shipped
+``config/feedback.yaml``); ``feedback.enabled:=false`` plans open loop.
 """
 
 from __future__ import annotations
@@ -37,8 +42,10 @@ from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
 from biped_common.rates import FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
 from biped_common.gait_reference import GaitReference
-from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
+from biped_common.ros_node_tools import (GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config,
+                                         declare_section, run_node)
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on, ticks_between_checks
+from gait_planner_node.feedback import FeedbackConfig
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
 from gait_planner_node.reachability import LegGeometry, ankle_reach_margin_m
 from gait_planner_node.style import StyleError, load_style
@@ -62,6 +69,7 @@ class GaitNodeConfig:
     anchor_timeout_s: float = 15.0   # wall time to wait for it before planning from the origin
                                      # (long: a restart under load may take seconds to discover /odom)
     follow_check_hz: float = FOLLOW_CHECK_HZ  # how often the measured soles are compared with the plan
+    feedback_file: str = ""          # gait feedback gains (empty: config/feedback.yaml); see feedback.* too
 
     def __post_init__(self):
         for name, low, high in (("rate_hz", 1.0, 1000.0), ("cmd_vel_timeout_s", 0.01, 10.0),
@@ -79,8 +87,9 @@ class GaitPlannerNode(GuardedNode):
         # invalid one is refused with every error while the running style stays.
         self.config = declare_config(self, GaitNodeConfig, live={"style": self._load})
         robot = self.robot = load_robot(self.config.robot)
+        feedback = declare_section(self, "feedback", FeedbackConfig.load(self.config.feedback_file or None))
         self._planner_config = PlannerConfig.for_robot(robot, preview_horizon_s=self.config.preview_horizon_s,
-                                                       preview_dt_s=self.config.preview_dt_s)
+                                                       preview_dt_s=self.config.preview_dt_s, feedback=feedback)
         self.style = load_style(self.config.style)
         # The planner starts where the robot stands (a respawned planner joins a robot that has
         # walked): from the first base state and joint state, or the origin after anchor_timeout_s;
@@ -117,14 +126,28 @@ class GaitPlannerNode(GuardedNode):
         return self.get_clock().now().nanoseconds * 1e-9
 
     # -- inputs -------------------------------------------------------------------------------
-    def _measured_soles(self) -> dict[str, SolePose] | None:
-        """The soles where the latest base and joint states put them (world frame), or None."""
+    def _measured_state(self):
+        """Pinocchio (q, v) of the latest base and joint states, or None."""
         base, joints = self._base.latest(), self._joints.latest()
         if base is None or joints is None:
             return None
-        q, _ = self.robot.state_from(conv.base_state_from_odometry(base), joints.name, joints.position,
+        return self.robot.state_from(conv.base_state_from_odometry(base), joints.name, joints.position,
                                      joints.velocity)
-        return {side: SolePose(*pose) for side, pose in self.robot.sole_poses(q).items()}
+
+    def _measured_soles(self) -> dict[str, SolePose] | None:
+        """The soles where the latest base and joint states put them (world frame), or None."""
+        state = self._measured_state()
+        if state is None:
+            return None
+        return {side: SolePose(*pose) for side, pose in self.robot.sole_poses(state[0]).items()}
+
+    def _observe(self) -> None:
+        """Hand the planner's feedback the robot's CoM and soles (when the states are in)."""
+        if self.planner.feedback is None or (state := self._measured_state()) is None:
+            return
+        q, v = state
+        self.planner.observe_com(*self.robot.com_state(q, v))
+        self.planner.observe_soles(self.robot.sole_poses(q))
 
     def _start_planner(self) -> bool:
         """Create the planner where the robot stands, once its state is in (or the wait is over)."""
@@ -191,6 +214,7 @@ class GaitPlannerNode(GuardedNode):
                 self.get_logger().warning(f"no cmd_vel for {self.config.cmd_vel_timeout_s} s: stopping")
             self._timed_out = True
             self.planner.set_command(np.zeros(3))
+        self._observe()
         self.planner.step(min(dt, 0.1))
         reference = self.planner.reference()
         contract = gait_reference(reference, now)

@@ -42,7 +42,8 @@ from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import FootGeometry
 from biped_common.rotations import wrap_angle
 from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackAdjustment, FeedbackConfig, GaitFeedback,
-                                        clamp_foothold, dcm, nominal_dcm, support_cop)
+                                        clamp_foothold, convex_hull, dcm, inside_polygon_m, nominal_dcm,
+                                        support_cop)
 from gait_planner_node.sampler import BlendedGait, blend, command_in_range
 from gait_planner_node.style import Style
 
@@ -353,9 +354,10 @@ class GaitPlanner:
         standing = self._clock_target == 0.0 and self.clock_rate == 0.0
         segments, next_touch_down = self._support_segments(dt_s)
         error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
+        inside = inside_polygon_m(self._measured_dcm, self._standing_support()) if standing else math.inf
         adjustment = self.adjustment = self.feedback.update(
             dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing,
-            float(self.velocity[0]))
+            float(self.velocity[0]), inside)
         bias = adjustment.velocity_bias
         if standing or not np.any(bias):
             self.walk_velocity = self.velocity
@@ -367,6 +369,17 @@ class GaitPlanner:
             self._clock_target, self._recovery_steps, self._stopping = 1.0, True, False
         elif self._recovery_steps and not adjustment.needs_steps and not np.any(self.command):
             self._stopping = True
+
+    def _standing_support(self) -> np.ndarray:
+        """The support polygon (M, 2) [m, world] of both feet on their footholds."""
+        g = self.config.foot
+        corners = np.array([[g.heel_x_m, -g.half_width_m], [g.toe_x_m, -g.half_width_m],
+                            [g.toe_x_m, g.half_width_m], [g.heel_x_m, g.half_width_m]])
+        points = []
+        for f in self.footholds.values():
+            c, s = math.cos(f.yaw), math.sin(f.yaw)
+            points.append(corners @ np.array([[c, s], [-s, c]]) + [f.x, f.y])
+        return convex_hull(np.vstack(points))
 
     def _support_segments(self, dt_s: float):
         """The support the unadjusted gait plans, from now: [(start [s from now], CoP (2,) at the

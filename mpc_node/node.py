@@ -2,7 +2,9 @@
 
 Solves once per gait reference (the planner publishes at 125 Hz), with the latest joint state and
 base state (``state_source``: ``ground_truth`` reads ``/ground_truth/odom``, ``estimator`` reads
-``/odom``). Publishes its solve times on ``/diagnostics`` every second.
+``/odom``), and the latest foot wrenches (``/foot/<side>/wrench``) for its push estimate
+(:mod:`mpc_node.planning`; without them, no estimate). Publishes its solve times on
+``/diagnostics`` every second.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -56,6 +59,9 @@ class MpcNode(GuardedNode):
         self._joints = LatestReader(self, JointState, "joint_states", check=conv.joint_state_check(self.robot))
         self._base = LatestReader(self, Odometry, conv.STATE_TOPICS[self.config.state_source],
                                   check=conv.odometry_check(self.robot))
+        self._wrenches = {side: LatestReader(self, WrenchStamped, f"foot/{side}/wrench",
+                                             check=conv.wrench_check(self.robot, side))
+                          for side in self.robot.description.feet}
         self.get_logger().info(f"CoM MPC for {self.robot.name}: {self.planner.mpc.config.steps} steps of "
                                f"{self.planner.mpc.config.dt_s * 1e3:.0f} ms, state from {self.config.state_source}")
 
@@ -74,13 +80,22 @@ class MpcNode(GuardedNode):
         # and the state arrive at different times, so the schedule is re-timed to the state.
         state_s = base.stamp_s
         started = time.perf_counter()
-        plan = self.planner.update(state_s, reference, q, v)
+        plan = self.planner.update(state_s, reference, q, v, self._ground_reaction_n(q))
         self._solve_s.append(time.perf_counter() - started)
         if plan is not None:
             self._pub.publish(conv.com_plan_message(plan))
         if time.monotonic() - self._last_report >= 1.0:
             self._last_report = time.monotonic()
             self._pub_timing.publish(conv.timing_status_message(reference.stamp_s, "mpc", self._solve_s[-2000:]))
+
+    def _ground_reaction_n(self, q):
+        """The feet's summed ground reaction [N, world] from the latest wrenches, or None while
+        one is missing."""
+        wrenches = {side: reader.latest() for side, reader in self._wrenches.items()}
+        if any(msg is None for msg in wrenches.values()):
+            return None
+        return self.robot.ground_reaction_world_n(q, {side: conv.wrench_from_message(msg)
+                                                      for side, msg in wrenches.items()})
 
 
 def main() -> int:

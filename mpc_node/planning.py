@@ -49,8 +49,9 @@ class ComPlanner:
                contact_force_n: np.ndarray | None = None) -> ComPlan | None:
         """Re-plan at ``now_s`` [s, sim time] — the instant of the state (q, v) — from the gait
         ``reference`` (re-timed to ``now_s`` when it was stamped at another instant, as over DDS).
-        ``contact_force_n`` (3,): the sum of the feet's ground reactions [N, world] at that
-        instant, for the push estimate (None: no estimate this tick). Returns the plan to follow
+        ``contact_force_n`` (3,): the sum of the feet's ground reactions [N, world] over the time
+        since the last update (its mean; the latest sample will do), for the push estimate (None:
+        no estimate this tick). Returns the plan to follow
         (the previous one when this tick could not plan; None before any plan exists)."""
         if not reference.finite():
             self._log("MPC: non-finite gait reference: continuing the previous plan")
@@ -93,7 +94,7 @@ class ComPlanner:
         dt = now_s - then_s
         if not 0.0 < dt <= 0.1:  # a gap (a restart, a stall): nothing to compare
             return
-        raw = (vcom[:2] - then_velocity) / dt - 0.5 * (force[:2] + then_force) / self.robot.mass_kg
+        raw = (vcom[:2] - then_velocity) / dt - force[:2] / self.robot.mass_kg
         estimate = self.disturbance_m_s2 + min(1.0, dt / cfg.disturbance_time_constant_s) * (raw - self.disturbance_m_s2)
         norm = float(np.linalg.norm(estimate))
         if norm > cfg.max_disturbance_m_s2:

@@ -6,7 +6,8 @@ from rclpy.parameter import Parameter
 
 from biped_common.errors import ConfigError
 from biped_common.rates import PLANNING_RATE_HZ
-from biped_common.ros_node_tools import GuardedNode, RefusalLog, RepeatFilter, declare_config
+from biped_common.ros_node_tools import GuardedNode, RefusalLog, RepeatFilter, declare_config, declare_section
+from gait_planner_node.feedback import FeedbackConfig
 from sim_bridge.bridge import BridgeConfig
 
 
@@ -52,6 +53,25 @@ def test_repeat_filter_passes_new_messages_and_drops_repeats():
     for message in ["a", "a", "b", "a"]:
         log(message)
     assert seen == ["a", "b"]
+
+
+def test_repeat_filters_of_one_node_log_at_several_severities(make_node):
+    """rclpy refuses a second severity from one call site: the gait planner's first error after a
+    warning (both through RepeatFilter) raised inside its tick."""
+    node = make_node()
+    warn, error = RepeatFilter(node.get_logger().warning), RepeatFilter(node.get_logger().error)
+    for k in range(3):
+        warn(f"warning {k}")
+        error(f"error {k}")
+
+
+def test_a_section_of_parameters_defaults_to_its_dataclass_and_is_validated(make_node):
+    shipped = FeedbackConfig.load()
+    config = declare_section(make_node(**{"feedback.step_gain": 0.5}), "feedback", shipped)
+    assert config.step_gain == 0.5 and config.max_stride_m == shipped.max_stride_m
+    with pytest.raises(ConfigError) as error:
+        declare_section(make_node(**{"feedback.kappa_max": 9.0}), "feedback", shipped)
+    assert error.value.field == "feedback.kappa_max"
 
 
 def test_refusal_log_reports_the_first_at_once_and_counts_the_rest():

@@ -140,7 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="walk the teleop script in MuJoCo and write a report (metrics, plots, video)")
     p.add_argument("--robot", default="humanoid", help="humanoid or biped")
     p.add_argument("--style", default="neutral", help="shipped style name or a style file")
-    p.add_argument("--scenario", default="teleop", help="shipped scenario name or a scenario file")
+    p.add_argument("--scenario", default=None,
+                   help="shipped scenario name or a scenario file (default: teleop_push, the teleop script with "
+                        "the paper's 25 N x 1 s push; teleop with --hardware)")
     p.add_argument("--multiprocess", action="store_true",
                    help="the launch file's processes over DDS (lockstep unless --realtime) instead of in-process")
     p.add_argument("--realtime", action="store_true",

@@ -26,7 +26,7 @@ from biped_common.cdr_views import leading_stamp_ns
 from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, Trace, WalkResult, estimator_metrics,
-                                  max_foot_slip_m, segment_metrics)
+                                  max_foot_slip_m, push_metrics, segment_metrics)
 from biped_stack.walking import WalkingLog
 
 COMMAND_PERIOD_S = 0.02     # cmd_vel every 20 ms of sim time
@@ -107,6 +107,11 @@ class _Recorder:
         self.timing: dict[str, dict] = {}
         self._cmd = self.node.create_publisher(Twist, "/cmd_vel", 10)
         self._next_cmd_s = 0.0
+        # The scenario's pushes go to the bridge on /push as they start (heading-frame forces
+        # turned by the robot's heading then). The bridge starts a push on arrival — a few ms of
+        # sim time late in lockstep — and ends it at the stamp, the scenario's end time.
+        self._push_pub = self.node.create_publisher(WrenchStamped, "/push", 10)
+        self._pending_pushes = list(scenario.pushes)
         self.node.create_subscription(Float64MultiArray, "/gait/reference", self._on_reference, 50)
         self.node.create_subscription(Float64MultiArray, "/mpc/com_plan", self._on_plan, 50)
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, 50)
@@ -143,6 +148,21 @@ class _Recorder:
         if self.start_s is not None and self.sim_time_s >= self._next_cmd_s:
             self._next_cmd_s = self.sim_time_s + COMMAND_PERIOD_S
             self._cmd.publish(self._twist(self.scenario.command_at(self.scenario_time_s)))
+        while self.start_s is not None and self._pending_pushes and \
+                self._pending_pushes[0].start_s <= self.scenario_time_s:
+            self._send_push(self._pending_pushes.pop(0))
+
+    def _send_push(self, push) -> None:
+        from rclpy.serialization import deserialize_message
+        from biped_common.rotations import quats_yaw
+        from biped_common.state import Push
+        pose = deserialize_message(self.serialized["ground_truth"][-1], self._types["ground_truth"]).pose.pose
+        q = pose.orientation
+        yaw = float(quats_yaw(np.array([[q.w, q.x, q.y, q.z]]))[0])
+        end_s = self.start_s + push.end_s
+        self._push_pub.publish(conv.push_message(Push(push.body or self.robot.description.base_body,
+                                                      push.force_world_n(yaw), np.zeros(3),
+                                                      end_s - push.duration_s, push.duration_s)))
 
     @property
     def scenario_time_s(self) -> float:
@@ -264,10 +284,10 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     ``realtime`` block's ``sim_over_wall`` is then the mock robot's own pace (the bridge sees a
     robot's stamps, which are wall time by definition)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
-    if scenario.pushes:
-        # Not silently dropped: over DDS a push goes on /push, which this recorder does not play yet.
-        raise ConfigError("pushes", f"scenario {scenario.name!r} has pushes: run it in-process (without "
-                          f"--multiprocess); the DDS demo does not play pushes yet (issue #16)")
+    if scenario.pushes and hardware:
+        # Not silently dropped: a robot cannot be pushed by a message.
+        raise ConfigError("pushes", f"scenario {scenario.name!r} has pushes: a robot is pushed by hand, not over "
+                          f"/push; run it in simulation (without --hardware)")
     robot = load_robot(robot_name)
     domain = int(os.environ.get("ROS_DOMAIN_ID") or random.randrange(100, 200))
     env = dict(os.environ, ROS_DOMAIN_ID=str(domain), PYTHONUNBUFFERED="1")
@@ -298,7 +318,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     recorder = _Recorder(robot, scenario, domain, realtime=realtime,
                          truth_topic="/robot/ground_truth/odom" if hardware else "/ground_truth/odom")
     nominal = robot.nominal_pelvis_height_m
-    fell, fall_reason = False, ""
+    fell, fall_reason, fall_time_s = False, "", None
     wall_limit_s = 120.0 + 40.0 * scenario.duration_s
     started = time.monotonic()
     first_clock: tuple[float, float] | None = None
@@ -323,6 +343,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                 z = recorder.latest_pelvis_height_m()
                 if z is not None and z < FALL_HEIGHT_FRACTION * nominal:
                     fell, fall_reason = True, f"pelvis at {z:.3f} m at t = {recorder.sim_time_s:.2f} s"
+                    fall_time_s = recorder.scenario_time_s
                     progress(f"  FELL: {fall_reason}")
                     break
             if recorder.scenario_time_s >= next_report:
@@ -355,6 +376,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
         "state_source": state_source,
         "fell": fell, "fall_reason": fall_reason,
         "segments": segment_metrics(scenario, arrays) if not fell else [],
+        "pushes": push_metrics(scenario, arrays, fall_time_s),
         "max_foot_slip_m": max_foot_slip_m(arrays),
         "real_time_factor": float(rtf),
         "wbc_solve_ms": _node_percentiles(recorder.timing.get("wbc")),

@@ -238,6 +238,58 @@ def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s:
     return out
 
 
+FEEDBACK_COLUMNS = ("t_s", "error_x_m", "error_y_m", "velocity_bias_x_m_s", "velocity_bias_y_m_s",
+                    "step_offset_x_m", "step_offset_y_m", "time_scale", "stepping")
+RECOVERED_FOR_S = 0.5  # the DCM error back within the step dead-band this long: recovered
+
+
+def feedback_metrics(rows: np.ndarray, scenario: Scenario, arrays: dict[str, np.ndarray],
+                     recovered_error_m: float) -> dict:
+    """The gait feedback over a run (``rows``: one per planner tick, columns
+    :data:`FEEDBACK_COLUMNS`; body-frame error and bias, world-frame offsets): RMS of each
+    adjustment over the run (issue #16 bar 4: near zero without pushes) and, per push, the peak
+    DCM error, step offset, velocity bias and κ range from its start to
+    :data:`RECOVERY_WITHIN_S` after its end, and ``steps_to_recover``: touch-downs from its
+    start until the DCM error has stayed below ``recovered_error_m`` for
+    :data:`RECOVERED_FOR_S` (None if it did not within that window)."""
+    rows = np.asarray(rows, dtype=float).reshape(-1, len(FEEDBACK_COLUMNS))
+    if rows.shape[0] == 0:
+        return {}
+    t, error, bias, offset, kappa = rows[:, 0], rows[:, 1:3], rows[:, 3:5], rows[:, 5:7], rows[:, 7]
+
+    def rms(x):  # of a vector's norm (N, k), or of a scalar (N,)
+        return float(np.sqrt(np.mean(x**2 if x.ndim == 1 else np.sum(x**2, axis=1))))
+    out = {"rms_dcm_error_m": rms(error), "rms_velocity_bias_m_s": rms(bias), "rms_step_offset_m": rms(offset),
+           "rms_time_scale_minus_1": rms(kappa - 1.0), "peak_step_offset_m": float(np.linalg.norm(offset, axis=1).max()),
+           "stepping_fraction": float(rows[:, 8].mean()), "pushes": []}
+    touch_downs = np.concatenate([arrays["time_s"][1:][np.diff(arrays[f"{side}_planned_stance"].astype(int)) > 0]
+                                  for side in ("left", "right")]) if arrays["time_s"].size > 1 else np.zeros(0)
+    for push in scenario.pushes:
+        window = (t >= push.start_s) & (t <= push.end_s + RECOVERY_WITHIN_S)
+        if not window.any():
+            out["pushes"].append(None)
+            continue
+        size = np.linalg.norm(error, axis=1)
+        recovered_s = None
+        low_since = None
+        for time_s, value in zip(t[window], size[window]):
+            if value >= recovered_error_m or time_s < push.end_s:
+                low_since = None
+            elif low_since is None:
+                low_since = time_s
+            elif time_s - low_since >= RECOVERED_FOR_S:
+                recovered_s = low_since
+                break
+        out["pushes"].append({
+            "peak_dcm_error_m": float(size[window].max()),
+            "peak_step_offset_m": float(np.linalg.norm(offset[window], axis=1).max()),
+            "peak_velocity_bias_m_s": float(np.linalg.norm(bias[window], axis=1).max()),
+            "time_scale_range": [float(kappa[window].min()), float(kappa[window].max())],
+            "steps_to_recover": None if recovered_s is None else
+            int(np.count_nonzero((touch_downs >= push.start_s) & (touch_downs <= recovered_s)))})
+    return out
+
+
 def _regained_after_s(t: np.ndarray, velocity: np.ndarray, commanded: np.ndarray, from_s: float) -> float | None:
     """The first delay d ≥ 0 [s] (on the record's grid) after ``from_s`` whose following window of
     :data:`RECOVERY_WINDOW_S` has its time-mean horizontal velocity within tolerance of a command

@@ -27,11 +27,13 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
     return [out / "metrics.json", *plot_all(result, out)]
 
 
-def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiprocess: bool = False,
+def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, multiprocess: bool = False,
              video: bool = True, state_source: str = "estimator", realtime: bool = False,
              realtime_priority: int = 0, hardware: bool = False) -> int:
-    """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall."""
-    scenario = load_scenario(scenario_name)
+    """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall.
+    ``scenario_name`` None: ``teleop_push`` (``teleop`` on hardware, which is not pushed over
+    messages)."""
+    scenario = load_scenario(scenario_name or ("teleop" if hardware else "teleop_push"))
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     how = (("against the mock ros2_control robot, real time" if hardware else
@@ -53,13 +55,22 @@ def run_demo(robot: str, style: str, scenario_name: str, out_dir: str, multiproc
     for seg in m["segments"]:
         print(f"  {seg['name']:14s} commanded {np.round(seg['commanded'], 3).tolist()}  achieved "
               f"{np.round(seg['achieved'], 3).tolist()}")
-    for push in m.get("pushes", []):
+    feedback_pushes = m.get("feedback", {}).get("pushes") or [None] * len(m.get("pushes", []))
+    for push, fb in zip(m.get("pushes", []), feedback_pushes):
         regained = push["regained_after_s"]
         outcome = {None: "not reached (fell before)", True: "survived", False: "FELL"}[push["survived"]]
         print(f"  push at {push['start_s']:.2f} s, {push['duration_s']:g} s of {np.round(push['force_n'], 1).tolist()} N "
               f"({push['frame']}): {outcome}" + (f", velocity back after {regained:.2f} s" if regained is not None else "")
               + (f", peak velocity error {push['peak_velocity_error_m_s']:.2f} m/s"
-                 if push["peak_velocity_error_m_s"] is not None else ""))
+                 if push["peak_velocity_error_m_s"] is not None else "")
+              + (f"; peak DCM error {fb['peak_dcm_error_m'] * 100:.1f} cm, footstep offset "
+                 f"{fb['peak_step_offset_m'] * 100:.1f} cm, κ {fb['time_scale_range'][0]:.2f}–"
+                 f"{fb['time_scale_range'][1]:.2f}, velocity adjustment {fb['peak_velocity_bias_m_s']:.2f} m/s, "
+                 f"{'?' if fb['steps_to_recover'] is None else fb['steps_to_recover']} steps to recover" if fb else ""))
+    if "feedback" in m:
+        f = m["feedback"]
+        print(f"  feedback RMS over the run: velocity adjustment {f['rms_velocity_bias_m_s']:.3f} m/s, footstep offset "
+              f"{f['rms_step_offset_m'] * 100:.1f} cm, κ − 1 {f['rms_time_scale_minus_1']:.3f}")
     if "realtime" in m:
         r = m["realtime"]
         cpu = ", CPU " + ", ".join(f"{k} {v:.0f} %" for k, v in r["cpu_percent"].items())

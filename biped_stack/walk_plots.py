@@ -17,7 +17,8 @@ def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def plot_all(result, out: Path) -> list[Path]:
-    """velocity.png, com_cop.png, foot_heights.png, torques.png, solve_times.png in ``out``."""
+    """velocity.png, com_cop.png, foot_heights.png, feedback.png, torques.png, solve_times.png in
+    ``out``."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -88,6 +89,9 @@ def plot_all(result, out: Path) -> list[Path]:
     ax.legend()
     save(fig, "foot_heights.png")
 
+    if getattr(log, "feedback", None):
+        save(_feedback_figure(plt, np.asarray(log.feedback), scenario), "feedback.png")
+
     if log.torques:
         torques = np.array(log.torques)
         robot = load_robot(result.metrics["robot"])
@@ -113,3 +117,33 @@ def plot_all(result, out: Path) -> list[Path]:
         ax.legend()
         save(fig, "solve_times.png")
     return files
+
+
+def _feedback_figure(plt, rows: np.ndarray, scenario):
+    """The gait feedback over time, after source 004's push figure: the DCM error, κ_time, the
+    footstep offsets and the velocity adjustment (rows: :data:`biped_stack.scenario.FEEDBACK_COLUMNS`),
+    pushes shaded."""
+    t = rows[:, 0]
+    fig, axes = plt.subplots(4, 1, figsize=(9, 7.5), sharex=True)
+    panels = ((axes[0], rows[:, 1:3] * 100, ("x (forward)", "y (left)"), "DCM error [cm]\n(body frame)"),
+              (axes[2], rows[:, 5:7] * 100, ("x", "y"), "footstep offset [cm]\n(world)"),
+              (axes[3], rows[:, 3:5], ("ẋ", "ẏ"), "velocity\nadjustment [m/s]"))
+    for ax, values, labels, ylabel in panels:
+        for k, label in enumerate(labels):
+            ax.plot(t, values[:, k], lw=0.9, label=label)
+        ax.set_ylabel(ylabel)
+        ax.legend(loc="upper right", fontsize=7)
+    axes[1].plot(t, rows[:, 7], color="tab:purple", lw=0.9, label="κ_time")
+    stepping = rows[:, 8] > 0
+    if stepping.any():
+        axes[1].fill_between(t, 0.0, 1.0, where=stepping, transform=axes[1].get_xaxis_transform(), color="tab:green",
+                             alpha=0.15, label="stepping to recover")
+    axes[1].axhline(1.0, color="k", lw=0.5)
+    axes[1].set_ylabel("time scale κ")
+    axes[1].legend(loc="upper right", fontsize=7)
+    for push in scenario.pushes:
+        for ax in axes:
+            ax.axvspan(push.start_s, push.end_s, color="tab:red", alpha=0.12)
+    axes[0].set_title("gait feedback (shaded red: pushes)")
+    axes[-1].set_xlabel("t [s]")
+    return fig

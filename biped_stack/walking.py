@@ -26,6 +26,7 @@ from biped_common.rotations import quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, JointCommand, Push, SensorFrame
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, ScenarioPush, Trace, WalkResult, estimator_metrics,
+                                  feedback_metrics,
                                   max_foot_slip_m, push_metrics, segment_metrics, timing_percentiles_ms)
 from gait_planner_node.anchor import FollowWatch, SolePose, planner_standing_on, ticks_between_checks
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, Pose2, gait_reference
@@ -262,6 +263,9 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
         "min_pelvis_height_m": float(arrays["base_position_m"][:, 2].min()),
         "nominal_pelvis_height_m": nominal,
     }
+    if controller.planner.feedback is not None:
+        metrics["feedback"] = feedback_metrics(log.feedback, scenario, arrays,
+                                               controller.planner.config.feedback.recovered_error_m)
     if isinstance(base_state, EstimatorInTheLoop):
         metrics["estimator"] = estimator_metrics(base_state.pairs)
     return WalkResult(metrics, arrays, log, scenario)

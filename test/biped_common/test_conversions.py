@@ -152,8 +152,9 @@ def test_gait_reference_shapes_are_checked_at_construction():
 def test_com_plan_round_trip():
     from biped_common.com_plan import ComPlan
     n = 6
-    plan = ComPlan(2.5, 0.05, RNG.normal(size=(n + 1, 4)), RNG.normal(size=(n, 2)), 4.2)
+    plan = ComPlan(2.5, 0.05, RNG.normal(size=(n + 1, 4)), RNG.normal(size=(n, 2)), 4.2, (1.25, -0.5))
     back = conv.com_plan_from_message(conv.com_plan_message(plan))
+    assert back.disturbance_m_s2 == pytest.approx(plan.disturbance_m_s2, abs=1e-12)
     assert back.start_s == pytest.approx(plan.start_s) and back.dt_s == pytest.approx(plan.dt_s)
     assert back.omega_per_s == pytest.approx(plan.omega_per_s, rel=1e-12)
     np.testing.assert_allclose(back.states, plan.states, atol=1e-12)

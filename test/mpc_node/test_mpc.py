@@ -142,3 +142,32 @@ def test_solver_failure_keeps_the_previous_plan_and_bad_input_is_refused():
         mpc.solve(0.016, state, state[[0, 2]], schedule, vref[:-1])
     with pytest.raises(ValueError, match="body path"):
         mpc.solve(0.016, state, state[[0, 2]], schedule, vref, body_path=reference.body[:-1])
+
+
+def test_the_plan_allows_for_a_push_the_pendulum_way():
+    """ComPlan.at with a disturbance δ is the pendulum c̈ = ω²(c − z) + δ (integrated finely) and
+    hands on the contacts' part ω²(c − z)."""
+    from biped_common.com_plan import ComPlan
+    plan = ComPlan(0.0, 0.05, np.array([[0.0, 0.1, 0.0, 0.0]] * 3), np.array([[0.02, 0.0], [0.03, 0.0]]), 4.2, (1.5, -0.4))
+    c, v, dt = np.array([0.0, 0.0]), np.array([0.1, 0.0]), 1e-5
+    for _ in range(round(0.04 / dt)):
+        a = 4.2**2 * (c - plan.cop[0]) + np.array(plan.disturbance_m_s2)
+        v = v + a * dt
+        c = c + v * dt
+    pc, pv, pa = plan.at(0.04)
+    np.testing.assert_allclose(pc, c, atol=1e-6)
+    np.testing.assert_allclose(pv, v, atol=1e-4)
+    np.testing.assert_allclose(pa, 4.2**2 * (pc - plan.cop[0]), atol=1e-12)
+
+
+def test_standing_against_a_push_the_cop_leans_into_it():
+    mpc = ComMpc(MpcConfig.default(COM_HEIGHT_M), CONFIG.foot)
+    planner = GaitPlanner(load_style("neutral"), dataclasses.replace(CONFIG, feedback=None))
+    reference = gait_reference(planner.reference(), 0.0)
+    state = np.array([0.02, 0.0, 0.0, 0.0])
+    args = (0.0, state, state[[0, 2]], support_schedule(reference), velocity_reference(reference), reference.body)
+    still, pushed = mpc.solve(*args), mpc.solve(*args, disturbance_m_s2=(1.3, 0.0))
+    assert still.ok and pushed.ok
+    lean = pushed.plan.cop[:10, 0].mean() - pushed.plan.states[:10, 0].mean()
+    assert lean > 0.5 * 1.3 / mpc.config.omega_per_s**2, lean  # the CoP ahead of the CoM, by ≈ δ/ω²
+    assert abs(still.plan.cop[:10, 0].mean() - still.plan.states[:10, 0].mean()) < 0.01

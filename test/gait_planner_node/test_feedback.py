@@ -1,0 +1,170 @@
+"""Gait feedback (issue #16): the nominal DCM obeys the pendulum, each law acts in its sense and
+vanishes inside its dead-band, footholds stay reachable and apart, a pushed standing robot steps
+and stands again, and an unpushed planner is the open-loop one."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+from biped_common.errors import ConfigError
+from biped_common.robot_model import load_robot
+from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackConfig, GaitFeedback, clamp_foothold, convex_hull,
+                                        dead_band, inside_polygon_m, nominal_dcm, time_error_m)
+from gait_planner_node.planner import GaitPlanner, PlannerConfig
+from gait_planner_node.style import load_style
+
+CONFIG = FeedbackConfig.load()
+OMEGA = 4.2
+
+
+def test_the_shipped_config_loads_and_a_bad_value_names_its_field(tmp_path):
+    assert CONFIG.enabled and CONFIG.kappa_min <= 1.0 <= CONFIG.kappa_max
+    bad = dict(CONFIG.as_mapping(), kappa_max=7.0)
+    path = tmp_path / "feedback.yaml"
+    path.write_text("\n".join(f"{k}: {str(v).lower() if isinstance(v, bool) else v}" for k, v in bad.items()))
+    with pytest.raises(ConfigError) as error:
+        FeedbackConfig.load(path)
+    assert error.value.field == "kappa_max"
+
+
+def test_the_nominal_dcm_moves_on_the_pendulum_between_touch_downs():
+    """ξ̇ = ω(ξ − z): the nominal DCM dt later equals z₀ + e^{ω dt}(ξ − z₀), the same plan seen dt later."""
+    segments = [(0.0, np.array([0.0, -0.06])), (0.3, np.array([0.15, 0.06])), (0.7, np.array([0.3, -0.06])),
+                (1.1, np.array([0.45, 0.06]))]
+    xi = nominal_dcm(segments, OMEGA)
+    dt = 0.1
+    later = nominal_dcm([(0.0, segments[0][1])] + [(t - dt, z) for t, z in segments[1:]], OMEGA)
+    np.testing.assert_allclose(later, segments[0][1] + math.exp(OMEGA * dt) * (xi - segments[0][1]), atol=1e-12)
+    np.testing.assert_allclose(nominal_dcm(segments[:1], OMEGA), segments[0][1])
+
+
+def test_dead_band_is_zero_inside_and_continuous_at_its_edge():
+    assert np.all(dead_band(np.array([0.01, 0.01]), 0.02) == 0.0)
+    edge = dead_band(np.array([0.0201, 0.0]), 0.02)
+    assert 0.0 < edge[0] < 2e-4
+    np.testing.assert_allclose(dead_band(np.array([0.1, 0.0]), 0.02), [0.08, 0.0])
+
+
+@pytest.mark.parametrize("side, landing", [("left", (0.6, -0.3)), ("left", (-0.5, 0.02)), ("right", (0.1, 0.5)),
+                                            ("right", (0.0, -0.9))])
+def test_clamped_footholds_stay_reachable_and_on_their_own_side(side, landing):
+    stance, yaw = np.array([1.0, 2.0]), 0.7
+    out = clamp_foothold(np.array(landing) + stance, stance, yaw, side, CONFIG)
+    c, s = math.cos(yaw), math.sin(yaw)
+    forward, left = c * (out - stance)[0] + s * (out - stance)[1], -s * (out - stance)[0] + c * (out - stance)[1]
+    sign = 1.0 if side == "left" else -1.0
+    assert abs(forward) <= CONFIG.max_stride_m + 1e-12
+    assert CONFIG.min_foot_separation_m - 1e-12 <= sign * left <= CONFIG.max_foot_separation_m + 1e-12
+
+
+def test_polygon_distance_is_signed():
+    hull = convex_hull(np.array([[0, 0], [0.2, 0], [0.2, 0.1], [0, 0.1], [0.1, 0.05]]))
+    assert len(hull) == 4
+    assert inside_polygon_m([0.1, 0.05], hull) == pytest.approx(0.05)
+    assert inside_polygon_m([0.3, 0.05], hull) == pytest.approx(-0.1)
+
+
+def test_no_error_no_adjustment():
+    feedback = GaitFeedback(CONFIG, OMEGA)
+    for _ in range(50):
+        a = feedback.update(0.02, np.array([0.005, -0.005]), 0.3, 0.2, False, 0.3)
+    assert np.all(a.velocity_bias == 0.0) and np.all(a.step_offset_m == 0.0) and a.time_scale == pytest.approx(1.0)
+    assert not a.needs_steps
+
+
+def test_each_law_acts_in_the_errors_sense():
+    """Heading π/2 (the body's x is the world's y): a DCM ahead of the reference moves the next
+    foothold ahead (world +y), biases the velocity forward and speeds the clock up walking
+    forward; behind, it slows the clock; in place, any error speeds it up."""
+    ahead = np.array([0.0, 0.08])  # world: ahead along the heading
+    feedback = GaitFeedback(CONFIG, OMEGA)
+    for _ in range(100):
+        a = feedback.update(0.02, ahead, math.pi / 2, 0.2, False, 0.3)
+    assert a.step_offset_m[1] > 0.08 and abs(a.step_offset_m[0]) < 1e-9
+    assert a.velocity_bias[0] > 0.0 and a.time_scale > 1.0
+    behind = GaitFeedback(CONFIG, OMEGA)
+    for _ in range(100):
+        b = behind.update(0.02, -ahead, math.pi / 2, 0.2, False, 0.3)
+    assert b.time_scale < 1.0 and b.step_offset_m[1] < 0.0
+    in_place = GaitFeedback(CONFIG, OMEGA)
+    for _ in range(100):
+        c = in_place.update(0.02, -ahead, math.pi / 2, 0.2, False, 0.0)
+    assert c.time_scale > 1.0
+    assert np.linalg.norm(a.step_offset_m) <= CONFIG.max_step_offset_m + 1e-12
+    assert CONFIG.kappa_min <= b.time_scale and a.time_scale <= CONFIG.kappa_max
+
+
+def test_time_error_blends_continuously_from_walking_to_in_place():
+    error = np.array([-0.05, 0.0])
+    values = [time_error_m(error, v) for v in np.linspace(-0.2, 0.2, 41)]
+    assert values[0] == pytest.approx(0.05) and values[-1] == pytest.approx(-0.05)
+    assert values[20] == pytest.approx(0.05)
+    assert max(abs(a - b) for a, b in zip(values, values[1:])) < 0.011
+
+
+def test_disabled_or_non_finite_error_gives_no_adjustment():
+    off = GaitFeedback(dataclasses.replace(CONFIG, enabled=False), OMEGA)
+    assert off.update(0.02, np.array([0.3, 0.3]), 0.0, 0.2, False) is NO_ADJUSTMENT
+    on = GaitFeedback(CONFIG, OMEGA)
+    assert on.update(0.02, np.array([np.nan, 0.0]), 0.0, 0.2, False) is NO_ADJUSTMENT
+
+
+def test_a_standing_robot_steps_when_its_dcm_nears_the_support_edge_and_stands_again():
+    feedback = GaitFeedback(CONFIG, OMEGA)
+    assert not feedback.update(0.02, np.array([0.01, 0.0]), 0.0, None, True, 0.0, 0.08).needs_steps
+    assert feedback.update(0.02, np.array([0.08, 0.0]), 0.0, None, True, 0.0, CONFIG.stand_step_margin_m - 0.01).needs_steps
+    ticks = 0
+    while feedback.update(0.02, np.array([0.005, 0.0]), 0.0, 0.3, False, 0.0).needs_steps:
+        ticks += 1
+        assert ticks < 1000
+    assert ticks * 0.02 == pytest.approx(CONFIG.stand_again_after_s, abs=0.03)
+
+
+ROBOT = load_robot("humanoid")
+
+
+def walk(planner, seconds, dcm_offset=None):
+    """Step the planner at 50 Hz; with ``dcm_offset`` (body x, y [m]) the measured DCM is the
+    nominal one plus it (a zero CoM velocity: the DCM is the CoM)."""
+    for _ in range(int(seconds / 0.02)):
+        if dcm_offset is not None:
+            segments, _ = planner._support_segments(0.0)
+            xi = nominal_dcm(segments, planner.config.omega_per_s)
+            c, s = math.cos(planner.body.yaw), math.sin(planner.body.yaw)
+            offset = np.array([c * dcm_offset[0] - s * dcm_offset[1], s * dcm_offset[0] + c * dcm_offset[1]])
+            planner.observe_com(np.array([*(xi + offset), 0.5]), np.zeros(3))
+        planner.step(0.02)
+        planner.reference()
+
+
+def test_an_unpushed_planner_plans_the_open_loop_gait():
+    style = load_style("neutral")
+    closed = GaitPlanner(style, PlannerConfig.for_robot(ROBOT))
+    open_loop = GaitPlanner(style, PlannerConfig.for_robot(ROBOT, feedback=None))
+    for planner in (closed, open_loop):
+        planner.set_command([0.3, 0.0, 0.0])
+    walk(closed, 3.0, dcm_offset=(0.0, 0.0))
+    walk(open_loop, 3.0)
+    # (The measured DCM here is the nominal one a tick before the planner's own evaluation, so
+    # within a few millimetres of it: inside every dead-band but at a walk's start.)
+    for side in ("left", "right"):
+        a, b = closed.footholds[side], open_loop.footholds[side]
+        assert (a.x, a.y, a.yaw) == pytest.approx((b.x, b.y, b.yaw), abs=0.01)
+    assert closed.time_scale == pytest.approx(1.0, abs=1e-3) and np.all(closed.walk_velocity == closed.velocity)
+
+
+def test_a_dcm_ahead_moves_the_next_touch_down_ahead():
+    style = load_style("neutral")
+    pushed = GaitPlanner(style, PlannerConfig.for_robot(ROBOT))
+    unpushed = GaitPlanner(style, PlannerConfig.for_robot(ROBOT, feedback=None))
+    for planner in (pushed, unpushed):
+        planner.set_command([0.3, 0.0, 0.0])
+    walk(pushed, 2.0, dcm_offset=(0.0, 0.0))
+    walk(unpushed, 2.0)
+    walk(pushed, 0.5, dcm_offset=(0.08, 0.0))
+    walk(unpushed, 0.5)
+    ahead = [pushed.reference().footholds[0].pose.x - unpushed.reference().footholds[0].pose.x]
+    assert ahead[0] > 0.05, ahead
+    assert pushed.time_scale > 1.0 and pushed.walk_velocity[0] > unpushed.walk_velocity[0]

@@ -1,6 +1,6 @@
 # biped_stack on a pip-only machine: every target bootstraps .venv itself.
 #   make test       the test suite CI runs (unit + in-process MuJoCo + a few multi-process DDS tests)
-#   make demo       the humanoid walks the teleop script in MuJoCo; report (plots, metrics, MP4) in out/demo
+#   make demo       the humanoid walks the teleop script (with the paper's push) in MuJoCo; report (plots, metrics, MP4) in out/demo
 #   make test-slow  the long scenario matrices
 #   make bench      benchmarks (real-time factor, DDS round trip), medians and p99s
 PYTHON ?= python3

@@ -15,34 +15,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import sys
 import time
 
-PUSH_SETS = {
-    # name: [(label, duration_s, fx, fy)] in the heading frame
-    "paper": [("25N×1s fwd", 1.0, 25.0, 0.0), ("25N×1s back", 1.0, -25.0, 0.0)],
-    "sides": [("15N×1s left", 1.0, 0.0, 15.0), ("15N×1s right", 1.0, 0.0, -15.0)],
-    "impulses": [(f"150N×0.05s {deg}°", 0.05, 150.0 * math.cos(math.radians(deg)), 150.0 * math.sin(math.radians(deg)))
-                 for deg in range(0, 360, 45)],
-    "goal": [("50N×1s fwd", 1.0, 50.0, 0.0), ("50N×1s back", 1.0, -50.0, 0.0),
-             ("30N×1s left", 1.0, 0.0, 30.0), ("30N×1s right", 1.0, 0.0, -30.0)],
-}
-WALK_SPEED_M_S = 0.3
-
-
-def scenario_for(mode: str, label: str, duration_s: float, fx: float, fy: float):
-    """The case's scenario (see the module docstring)."""
-    from biped_stack.scenario import Scenario, ScenarioPush, Segment
-    if mode == "walk":
-        start = 5.0
-        segments = (Segment("stand", 1.0, (0.0, 0.0, 0.0)),
-                    Segment("forward", start + duration_s + 5.0 - 1.0, (WALK_SPEED_M_S, 0.0, 0.0)))
-    else:
-        start = 3.0
-        segments = (Segment("stand", start + duration_s + 5.0, (0.0, 0.0, 0.0)),)
-    return Scenario(f"push {label} {mode}", segments, (ScenarioPush(start, duration_s, (fx, fy, 0.0)),))
+from biped_stack.push_cases import PUSH_SETS, scenario_for  # noqa: E402
 
 
 def run_case(case):

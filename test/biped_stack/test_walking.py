@@ -320,14 +320,17 @@ def test_estimator_faults_imu_dropout_nan_and_foot_slip_while_standing():
     assert position_error < 0.02 and velocity_error < 0.05
     assert any("non-finite IMU" in m for m in messages)
     # A foot slip of several centimetres: the left foot is dragged sideways along the ground by
-    # an external push on it (72 N for 0.15 s slides it by more than 4 cm here).
+    # an external push on it (100 N for 0.15 s slides it by more than 4 cm here; 72 N did before the
+    # MPC's push estimate and the stronger swing task).
     import mujoco
     from biped_common.state import Push
     site = mujoco.mj_name2id(sim.backend.model, mujoco.mjtObj.mjOBJ_SITE, "l_sole")
     before = sim.backend.data.site_xpos[site].copy()
-    sim.bridge.push(Push("l_foot", np.array([0.0, 72.0, 0.0]), np.zeros(3), sim.backend.now_s(), 0.15))
-    low = min(low, run_standing(sim, 2.0))
+    sim.bridge.push(Push("l_foot", np.array([0.0, 100.0, 0.0]), np.zeros(3), sim.backend.now_s(), 0.15))
+    low = min(low, run_standing(sim, 0.3))
+    # (Measured right after: the gait feedback may then step the robot back onto its feet.)
     slip = np.linalg.norm(sim.backend.data.site_xpos[site][:2] - before[:2])
+    low = min(low, run_standing(sim, 1.7))
     position_error, velocity_error = estimate_error(sim, estimator)
     assert slip > 0.04, slip
     assert low > 0.9 * sim.robot.nominal_pelvis_height_m

@@ -131,29 +131,6 @@ def support_cop(feet_down: dict[str, np.ndarray], previous: np.ndarray | None = 
     return np.mean(list(feet_down.values()), axis=0)
 
 
-def convex_hull(points: np.ndarray) -> np.ndarray:
-    """The convex hull (M, 2) of ``points`` (N, 2), counter-clockwise (Andrew's monotone chain)."""
-    pts = sorted(map(tuple, np.asarray(points, dtype=float)))
-
-    def half(sequence):
-        out = []
-        for p in sequence:
-            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
-                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0.0:
-                out.pop()
-            out.append(p)
-        return out[:-1]
-    return np.array(half(pts) + half(reversed(pts)))
-
-
-def inside_polygon_m(point: np.ndarray, hull: np.ndarray) -> float:
-    """Signed distance [m] of ``point`` (2,) inside the convex polygon ``hull`` (M, 2,
-    counter-clockwise): the smallest distance to an edge's line, negative outside."""
-    edges = np.roll(hull, -1, axis=0) - hull
-    normals = np.column_stack([edges[:, 1], -edges[:, 0]]) / np.linalg.norm(edges, axis=1)[:, None]  # outward
-    return -float(np.max(np.einsum("ij,ij->i", np.asarray(point, dtype=float)[None, :] - hull, normals)))
-
-
 def dead_band(x: np.ndarray, width: float) -> np.ndarray:
     """x shrunk towards zero by ``width`` along its direction (0 inside the band): continuous, so
     adjustments start smoothly at the band's edge."""
@@ -207,7 +184,7 @@ class GaitFeedback:
         ``time_to_touch_down_s``: until the next touch-down (None: none planned);
         ``forward_velocity_m_s``: the walked velocity along the heading (the time scaling's
         sense, see :func:`time_error_m`); ``dcm_inside_support_m``: how far the measured DCM is
-        inside the support polygon (negative: outside; :func:`inside_polygon_m`)."""
+        inside the support polygon (negative: outside; :func:`biped_common.support_polygon.inside_polygon_m`)."""
         cfg = self.config
         if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
             self.last = NO_ADJUSTMENT

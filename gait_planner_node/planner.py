@@ -41,9 +41,9 @@ import numpy as np
 from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import FootGeometry
 from biped_common.rotations import wrap_angle
+from biped_common.support_polygon import convex_hull, inside_polygon_m, sole_corners
 from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackAdjustment, FeedbackConfig, GaitFeedback,
-                                        clamp_foothold, convex_hull, dcm, inside_polygon_m, nominal_dcm,
-                                        support_cop)
+                                        clamp_foothold, dcm, nominal_dcm, support_cop)
 from gait_planner_node.sampler import BlendedGait, blend, command_in_range
 from gait_planner_node.style import Style
 
@@ -372,14 +372,8 @@ class GaitPlanner:
 
     def _standing_support(self) -> np.ndarray:
         """The support polygon (M, 2) [m, world] of both feet on their footholds."""
-        g = self.config.foot
-        corners = np.array([[g.heel_x_m, -g.half_width_m], [g.toe_x_m, -g.half_width_m],
-                            [g.toe_x_m, g.half_width_m], [g.heel_x_m, g.half_width_m]])
-        points = []
-        for f in self.footholds.values():
-            c, s = math.cos(f.yaw), math.sin(f.yaw)
-            points.append(corners @ np.array([[c, s], [-s, c]]) + [f.x, f.y])
-        return convex_hull(np.vstack(points))
+        return convex_hull(np.vstack([sole_corners(np.array([f.x, f.y, f.yaw]), self.config.foot, 0.0)
+                                      for f in self.footholds.values()]))
 
     def _support_segments(self, dt_s: float):
         """The support the unadjusted gait plans, from now: [(start [s from now], CoP (2,) at the

@@ -6,7 +6,7 @@ the reference's contacts, and keeps the previous plan — logged — when the re
 or OSQP fails.
 
 It also estimates a push: the external acceleration δ (force / mass) that the measured contact
-forces do not explain, δ = ċ̇ − Σf_contact/m − g (horizontal: δ = Δċ/Δt − Σf_xy/m between two ticks,
+forces do not explain, δ = c̈ − Σf_contact/m − g (horizontal: δ = Δċ/Δt − Σf_xy/m between two ticks,
 ċ the measured CoM velocity, f the feet's measured ground reactions), low-passed (time constant
 ``disturbance_time_constant_s``, bounded by ``max_disturbance_m_s2``) — a disturbance observer, the
 integral action the MPC lacks against a sustained push. The next plan allows for δ̂

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from biped_common.robot_model import FootGeometry
+from biped_common.support_polygon import convex_hull, hull_of, sole_corners  # noqa: F401 (sole_corners, convex_hull: this module's API too)
 
 MAX_EDGES = 8  # the hull of two rectangles has at most 8 edges
 
@@ -43,20 +44,6 @@ class SupportSchedule:
             raise ValueError("times_s must be finite")
 
 
-def sole_corners(pose: np.ndarray, foot: FootGeometry, margin_m: float) -> np.ndarray:
-    """The four corners (4, 2) of a sole rectangle at planar pose (x, y, yaw), shrunk by margin."""
-    x0, x1 = foot.heel_x_m + margin_m, foot.toe_x_m - margin_m
-    w = max(foot.half_width_m - margin_m, 1e-3)
-    local = np.array([[x0, -w], [x1, -w], [x1, w], [x0, w]])
-    c, s = np.cos(pose[2]), np.sin(pose[2])
-    return local @ np.array([[c, s], [-s, c]]) + pose[:2]
-
-
-def convex_hull(points: np.ndarray) -> np.ndarray:
-    """Counter-clockwise convex hull (Andrew's monotone chain) of points (n, 2)."""
-    return np.array(_hull(np.asarray(points, dtype=float).tolist()))
-
-
 def half_planes(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Half-planes (A (MAX_EDGES, 2), b (MAX_EDGES,)) with A p ≤ b inside a CCW convex polygon;
     outward unit normals; padded by repeating the first edge."""
@@ -64,25 +51,8 @@ def half_planes(polygon: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.array(normals), np.array(offsets)
 
 
-# The two above on lists of (x, y): a double support's 8 corners are too few for numpy's per-call
-# overhead to pay (the MPC builds ≈ 4 such polygons at 125 Hz; ≈ 10× faster this way).
-def _hull(points: list) -> list:
-    pts = sorted((round(x, 12), round(y, 12)) for x, y in points)
-    if len(pts) <= 2:
-        return pts
-
-    def half(sequence):
-        chain = []
-        for p in sequence:
-            while len(chain) >= 2 and ((chain[-1][0] - chain[-2][0]) * (p[1] - chain[-2][1])
-                                       - (chain[-1][1] - chain[-2][1]) * (p[0] - chain[-2][0])) <= 0:
-                chain.pop()
-            chain.append(p)
-        return chain
-    lower, upper = half(pts), half(reversed(pts))
-    return lower[:-1] + upper[:-1]
-
-
+# On lists of (x, y), as biped_common.support_polygon.hull_of (numpy's per-call overhead does not
+# pay for a double support's 8 corners).
 def _half_planes(polygon: list) -> tuple[list, list]:
     if len(polygon) > MAX_EDGES:
         raise ValueError(f"support polygon with {len(polygon)} edges (at most {MAX_EDGES})")
@@ -139,7 +109,7 @@ def support_polygons(schedule: SupportSchedule, foot: FootGeometry, margin_m: fl
         for k, pose_pair, points in zip(double.tolist(), poses, ds_corners):
             key = tuple(pose_pair)  # a double support repeats over the nodes it spans (and standing, over calls)
             if key not in cache:
-                hull = _hull(points)
+                hull = hull_of(points)
                 hull_normals, hull_offsets = _half_planes(hull)
                 centre = (sum(x for x, _ in hull) / len(hull), sum(y for _, y in hull) / len(hull))
                 cache[key] = (hull_normals, hull_offsets, centre)

@@ -10,8 +10,9 @@ import pytest
 
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
-from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackConfig, GaitFeedback, clamp_foothold, convex_hull,
-                                        dead_band, inside_polygon_m, nominal_dcm, time_error_m)
+from biped_common.support_polygon import convex_hull, inside_polygon_m
+from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackConfig, GaitFeedback, clamp_foothold, dead_band,
+                                        nominal_dcm, time_error_m)
 from gait_planner_node.planner import GaitPlanner, PlannerConfig
 from gait_planner_node.style import load_style
 
@@ -139,12 +140,18 @@ def walk(planner, seconds, dcm_offset=None):
         planner.reference()
 
 
-def test_an_unpushed_planner_plans_the_open_loop_gait():
+def closed_and_open_loop_planners():
+    """Two planners walking neutral at 0.3 m/s: with the shipped feedback, and without."""
     style = load_style("neutral")
-    closed = GaitPlanner(style, PlannerConfig.for_robot(ROBOT))
-    open_loop = GaitPlanner(style, PlannerConfig.for_robot(ROBOT, feedback=None))
-    for planner in (closed, open_loop):
+    planners = (GaitPlanner(style, PlannerConfig.for_robot(ROBOT)),
+                GaitPlanner(style, PlannerConfig.for_robot(ROBOT, feedback=None)))
+    for planner in planners:
         planner.set_command([0.3, 0.0, 0.0])
+    return planners
+
+
+def test_an_unpushed_planner_plans_the_open_loop_gait():
+    closed, open_loop = closed_and_open_loop_planners()
     walk(closed, 3.0, dcm_offset=(0.0, 0.0))
     walk(open_loop, 3.0)
     # (The measured DCM here is the nominal one a tick before the planner's own evaluation, so
@@ -156,11 +163,7 @@ def test_an_unpushed_planner_plans_the_open_loop_gait():
 
 
 def test_a_dcm_ahead_moves_the_next_touch_down_ahead():
-    style = load_style("neutral")
-    pushed = GaitPlanner(style, PlannerConfig.for_robot(ROBOT))
-    unpushed = GaitPlanner(style, PlannerConfig.for_robot(ROBOT, feedback=None))
-    for planner in (pushed, unpushed):
-        planner.set_command([0.3, 0.0, 0.0])
+    pushed, unpushed = closed_and_open_loop_planners()
     walk(pushed, 2.0, dcm_offset=(0.0, 0.0))
     walk(unpushed, 2.0)
     walk(pushed, 0.5, dcm_offset=(0.08, 0.0))

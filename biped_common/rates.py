@@ -20,3 +20,7 @@ of its deadlines and one of two humanoid runs fell; at 200 Hz, 68–74 %, 1–9 
 CONTROL_RATE_HZ = 200.0
 PLANNING_RATE_HZ = 50.0
 FOLLOW_CHECK_HZ = 25.0  # how often the planner compares the measured soles with the plan
+# Sensor frames stamped before this [s] come from a simulation that has just started: the robot
+# stands where the odometry frame begins (the estimator starts at the origin; a WBC without a base
+# state may stand it). Later frames may come from a robot that walked (a respawned node joins it).
+FRESH_START_S = 1.0

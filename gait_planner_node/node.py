@@ -19,7 +19,8 @@ again from where the robot stands.
 Gait feedback (:mod:`gait_planner_node.feedback`): every tick the planner is given the robot's CoM
 (Pinocchio, from the latest base and joint states) and its measured soles. Its gains are the
 parameters ``feedback.<field>``, defaulting to ``feedback_file`` (empty: the shipped
-``config/feedback.yaml``); ``feedback.enabled:=false`` plans open loop.
+``config/feedback.yaml``); ``feedback.enabled:=false`` plans open loop. A base state older than
+``MAX_OBSERVATION_AGE_S`` (the estimator died) ends the adjustments until a fresh one arrives.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from gait_planner_node.style import StyleError, load_style
 
 
 MARKER_EVERY_TICKS = 12  # rviz needs no more than ~10 Hz
+MAX_OBSERVATION_AGE_S = 0.1  # [s] of sim time: an older base state is stale (the estimator stopped)
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ class GaitPlannerNode(GuardedNode):
                                   check=conv.odometry_check(robot))
         self._joints = LatestReader(self, JointState, "joint_states", check=conv.joint_state_check(robot))
         self._follow_watch = FollowWatch()
+        self._observing = False  # the feedback has a fresh base state
         self._follow_every_ticks = ticks_between_checks(self.config.rate_hz, self.config.follow_check_hz)
         self._started_wall_s = time.monotonic()
         self._legs = LegGeometry.from_robot(robot)
@@ -141,10 +144,22 @@ class GaitPlannerNode(GuardedNode):
             return None
         return {side: SolePose(*pose) for side, pose in self.robot.sole_poses(state[0]).items()}
 
-    def _observe(self) -> None:
-        """Hand the planner's feedback the robot's CoM and soles (when the states are in)."""
-        if self.planner.feedback is None or (state := self._measured_state()) is None:
+    def _observe(self, now_s: float) -> None:
+        """Hand the planner's feedback the robot's CoM and soles, when the base state is fresh
+        (at most ``MAX_OBSERVATION_AGE_S`` old); a stale or missing one ends the adjustments."""
+        if self.planner.feedback is None:
             return
+        base = self._base.latest()
+        state = self._measured_state()
+        if state is None or now_s - conv.stamp_to_seconds(base.header.stamp) > MAX_OBSERVATION_AGE_S:
+            if self._observing:
+                self.get_logger().warning("base state stale or missing: gait feedback off until it resumes")
+            self._observing = False
+            self.planner.lose_observations()
+            return
+        if not self._observing:
+            self._observing = True
+            self.get_logger().info("base state in: gait feedback on")
         q, v = state
         self.planner.observe_com(*self.robot.com_state(q, v))
         self.planner.observe_soles(self.robot.sole_poses(q))
@@ -214,7 +229,7 @@ class GaitPlannerNode(GuardedNode):
                 self.get_logger().warning(f"no cmd_vel for {self.config.cmd_vel_timeout_s} s: stopping")
             self._timed_out = True
             self.planner.set_command(np.zeros(3))
-        self._observe()
+        self._observe(now)
         self.planner.step(min(dt, 0.1))
         reference = self.planner.reference()
         contract = gait_reference(reference, now)

@@ -290,6 +290,19 @@ class GaitPlanner:
         xi = dcm(com_m, com_velocity_m_s, self.config.omega_per_s)
         self._measured_dcm = xi if np.all(np.isfinite(xi)) else None
 
+    def lose_observations(self) -> None:
+        """The robot's state stopped arriving (the estimator died or lags): plan open loop until
+        it returns — the adjustments end now and the feedback's filters start afresh from the next
+        observation (a stale DCM would keep moving the footholds away from a robot that stands)."""
+        if self.feedback is None:
+            return
+        self._measured_dcm = self._measured_soles = None
+        self.feedback = GaitFeedback(self.feedback.config, self.feedback.omega_per_s)
+        self.adjustment, self.time_scale, self._adjusted_side = NO_ADJUSTMENT, 1.0, None
+        self.walk_velocity = self.velocity
+        if self._recovery_steps:
+            self._stopping = True
+
     def set_style(self, style: Style) -> None:
         """Switch style; the phase is kept, so the switch is continuous in phase. The command is
         clamped to the new style's range."""

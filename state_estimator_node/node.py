@@ -23,6 +23,7 @@ from biped_common import conversions as conv
 from biped_common.cdr_views import JointStateReader, imu_view, wrench_stamped_view
 from biped_common.ros_cdr_writers import OdometryWriter
 from biped_common.errors import ConfigError
+from biped_common.rates import FRESH_START_S
 from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
@@ -32,7 +33,6 @@ from biped_common.state import BaseState, SensorFrame
 from state_estimator_node.estimator import SIDES, StateEstimator
 
 PARTS = ("joints", "imu", "left", "right")
-FRESH_START_S = 1.0  # frames stamped earlier come from a simulation that has just started
 PLANNER_GRACE_S = 1.0  # a planner discovered this long ago without a latched reference has none
 
 

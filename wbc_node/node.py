@@ -8,7 +8,9 @@ the controller on each complete frame and publishes the command stamped with tha
 whole-body controller (:class:`wbc_node.walking.WalkingWbc`), which stands until the first
 reference and CoM plan arrive (or, when it starts under a moving robot, does not answer until
 then). With the estimator as state source it does not answer a frame whose latest base state is
-more than ``MAX_BASE_STATE_AGE_S`` older (the estimator stopped): the bridge's watchdog damps.
+more than ``MAX_BASE_STATE_AGE_S`` older (the estimator stopped), nor one stamped after
+``FRESH_START_S`` before any base state (respawned under a robot that walked): the bridge's
+watchdog damps.
 Its solve times go to ``/diagnostics`` every second, with the controller it runs (``wbc/controller``:
 "walking", or why it fell back to the stand controller).
 """
@@ -29,6 +31,7 @@ from trajectory_msgs.msg import JointTrajectory
 from biped_common import conversions as conv
 from biped_common.ros_cdr_writers import JointCommandWriter
 from biped_common.errors import ConfigError
+from biped_common.rates import FRESH_START_S
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
 from biped_common.state import BaseState
@@ -222,6 +225,12 @@ class WbcNode(GuardedNode):
 
     def _walk(self, frame, base: BaseState | None):
         if base is None:
+            if frame.stamp_s >= FRESH_START_S:
+                # A WBC respawned under a robot that may walk, before its estimator has joined: the
+                # stand controller would let a lockstep simulation run on while the planner walks
+                # away from the robot. No answer: the bridge damps (in lockstep holds) until then.
+                self._warn("no base state yet: not answering until the state estimate starts", key="no base state")
+                return None
             self._warn("no base state yet: standing")
             return self.stand.command(frame)
         base_age_s = frame.stamp_s - base.stamp_s

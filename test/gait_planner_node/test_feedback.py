@@ -171,3 +171,19 @@ def test_a_dcm_ahead_moves_the_next_touch_down_ahead():
     ahead = [pushed.reference().footholds[0].pose.x - unpushed.reference().footholds[0].pose.x]
     assert ahead[0] > 0.05, ahead
     assert pushed.time_scale > 1.0 and pushed.walk_velocity[0] > unpushed.walk_velocity[0]
+
+
+def test_a_lost_state_ends_the_adjustments_and_a_fresh_one_starts_them_again():
+    pushed, unpushed = closed_and_open_loop_planners()
+    walk(pushed, 2.0, dcm_offset=(0.0, 0.0))
+    walk(unpushed, 2.0)
+    walk(pushed, 0.3, dcm_offset=(0.08, 0.0))
+    walk(unpushed, 0.3)
+    assert pushed.time_scale > 1.0 and np.any(pushed.adjustment.step_offset_m)
+    pushed.lose_observations()  # the estimator died: its last DCM must not keep steering
+    walk(pushed, 0.02)
+    walk(unpushed, 0.02)
+    assert pushed.time_scale == 1.0 and not np.any(pushed.adjustment.step_offset_m)
+    assert np.all(pushed.walk_velocity == pushed.velocity)
+    walk(pushed, 0.3, dcm_offset=(0.08, 0.0))  # it returns: the feedback acts again
+    assert pushed.time_scale > 1.0

@@ -115,6 +115,7 @@ class WalkingController:
         self.planner.observe_com(*self.robot.com_state(q, v))
         soles = self.robot.sole_poses(q)
         self.planner.observe_soles(soles)
+        self.planner.observe_push(self.com_planner.disturbance_m_s2)  # the MPC's estimate of its last tick
         if self._planner_time_s is not None:
             self.planner.step(now_s - self._planner_time_s)
             a = self.planner.adjustment

@@ -20,8 +20,10 @@ what this module acts on, expressed in the body frame (x forward, y left):
 - footstep adjustment: the next touch-down moves by k_s e^{ω T} dz(ε, d_s), T the time to it —
   under the pendulum the error grows as e^{ωT} until then, and landing that much further keeps
   the DCM's offset from the new foothold nominal (Englsberger 2015 §IV; Khadiv et al. 2020,
-  "Walking control based on step timing adaptation", eq. 7). The planner clamps the foothold to
-  the legs' reach and keeps the feet apart (:func:`clamp_foothold`);
+  "Walking control based on step timing adaptation", eq. 7). Under a sustained push δ = F/m
+  (the MPC's estimate, low-passed over ``push_filter_s`` so an impulse's brief spike counts
+  little) the error is taken as ε + δ/ω² (:func:`push_shift_m`). The planner clamps the foothold
+  to the legs' reach and keeps the feet apart (:func:`clamp_foothold`);
 - time scaling: κ = exp(k_p e + k_d ė) on the gait clock and the body path (the forward
   error e along the heading, dead-banded), within [κ_min, κ_max]: pushed forward, the reference
   runs faster and steps come sooner; pushed back, it slows so the CoM falls back onto it. The
@@ -30,7 +32,7 @@ what this module acts on, expressed in the body frame (x forward, y left):
 The adjustments vanish inside the dead-bands, so an unpushed walk is the unadjusted style, and
 decay with the error once the robot has recovered. A standing robot absorbs a push with its
 ankles as long as its DCM stays inside the support polygon (the CoP can then hold it); once the
-DCM comes within ``stand_step_margin_m`` of the polygon's edge — or beyond — it steps
+DCM (plus the filtered δ/ω² under a push) comes within ``stand_step_margin_m`` of the polygon's edge — or beyond — it steps
 (:attr:`FeedbackAdjustment.needs_steps`) until its DCM error has been within
 ``recovered_error_m`` for ``stand_again_after_s``.
 """
@@ -59,6 +61,8 @@ class FeedbackConfig:
     step_gain: float = bounded(0.0, 2.0, "", "footstep offset per metre of the DCM error grown to touch-down")
     step_deadband_m: float = bounded(0.0, 0.5, "m", "DCM error ignored by the footstep adjustment")
     max_step_offset_m: float = bounded(0.0, 1.0, "m", "largest footstep offset")
+    push_step_gain: float = bounded(0.0, 2.0, "", "share of the push shift δ/ω² (the MPC's push estimate) added to the footstep error")
+    push_filter_s: float = bounded(0.0, 5.0, "s", "low-pass time constant of the push estimate the footsteps and the standing step decision use (0: none)")
     # Beyond a swing's length the CoP acts before the touch-down (the MPC plans it); extrapolating
     # e^{ωT} further blew a 1.4 cm error at a walk's start (T long while the clock ramps) into
     # a 33 cm sideways step.
@@ -124,6 +128,16 @@ def nominal_dcm(segments: list[tuple[float, np.ndarray]], omega_per_s: float) ->
     return xi
 
 
+def push_shift_m(push_m_s2, omega_per_s: float) -> np.ndarray:
+    """δ/ω² (2,) [m]: how much further a foot must land to capture the DCM under a sustained push
+    δ = F/m [m/s²]. On c̈ = ω²(c − z) + δ the DCM obeys ξ̇ = ω(ξ − (z − δ/ω²)): the push moves the
+    effective CoP back by δ/ω², so the error at touch-down is e^{ωT}(ε + δ/ω²) − δ/ω² and its
+    capturing foothold another δ/ω² ahead — the offset e^{ωT}(ε + δ/ω²) (Englsberger 2015's DCM
+    with an external force). Non-finite → zero."""
+    push = np.asarray(push_m_s2, dtype=float)[:2]
+    return push / omega_per_s**2 if np.all(np.isfinite(push)) else np.zeros(2)
+
+
 def support_cop(feet_down: dict[str, np.ndarray], previous: np.ndarray | None = None) -> np.ndarray:
     """The CoP a support plans: the mean of the sole centres (2,) down (``previous`` when none is)."""
     if not feet_down:
@@ -170,6 +184,7 @@ class GaitFeedback:
         self.omega_per_s = omega_per_s
         self._error = None             # filtered DCM error, body frame
         self._slow_error = np.zeros(2)  # the velocity adjustment's (slower) error
+        self._push_m_s2 = np.zeros(2)   # the push estimate, filtered (world)
         self._previous_forward = 0.0
         self._forward_rate = 0.0
         self._recovered_s = 0.0
@@ -177,14 +192,28 @@ class GaitFeedback:
         self.stepping = False
         self.last = NO_ADJUSTMENT
 
+    def filter_push(self, dt_s: float, push_m_s2) -> np.ndarray:
+        """Low-pass the MPC's push estimate δ = F/m (2,) [m/s², world] over ``push_filter_s`` and
+        return its shift δ̄/ω² (2,) [m, world] (:func:`push_shift_m`): an impulse's brief spike of
+        δ — or a force on a foot that its friction takes — shifts little, a held push fully.
+        Non-finite δ is skipped."""
+        push = np.asarray(push_m_s2, dtype=float)[:2]
+        if np.all(np.isfinite(push)):
+            cfg = self.config
+            self._push_m_s2 += (1.0 if cfg.push_filter_s <= 0 else min(1.0, dt_s / cfg.push_filter_s)) * (
+                push - self._push_m_s2)
+        return push_shift_m(self._push_m_s2, self.omega_per_s)
+
     def update(self, dt_s: float, error_world_m: np.ndarray, heading_rad: float, time_to_touch_down_s: float | None,
                standing: bool, forward_velocity_m_s: float = 0.0,
-               dcm_inside_support_m: float = math.inf) -> FeedbackAdjustment:
+               dcm_inside_support_m: float = math.inf, push_shift_world_m=(0.0, 0.0)) -> FeedbackAdjustment:
         """One tick: the DCM error (world, m) → the adjustments (:class:`FeedbackAdjustment`).
         ``time_to_touch_down_s``: until the next touch-down (None: none planned);
         ``forward_velocity_m_s``: the walked velocity along the heading (the time scaling's
         sense, see :func:`time_error_m`); ``dcm_inside_support_m``: how far the measured DCM is
-        inside the support polygon (negative: outside; :func:`biped_common.support_polygon.inside_polygon_m`)."""
+        inside the support polygon (negative: outside; :func:`biped_common.support_polygon.inside_polygon_m`);
+        ``push_shift_world_m`` (2,): the filtered push's shift δ̄/ω² [m, world]
+        (:meth:`filter_push`), for the footstep adjustment."""
         cfg = self.config
         if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
             self.last = NO_ADJUSTMENT
@@ -203,7 +232,10 @@ class GaitFeedback:
 
         step_offset = np.zeros(2)
         if time_to_touch_down_s is not None and not standing:
-            grown = math.exp(self.omega_per_s * min(max(time_to_touch_down_s, 0.0), cfg.max_growth_s)) * dead_band(error, cfg.step_deadband_m)
+            shift = cfg.push_step_gain * np.asarray(push_shift_world_m, dtype=float)[:2]
+            shift_body = np.array([c * shift[0] + s * shift[1], -s * shift[0] + c * shift[1]])
+            grown = math.exp(self.omega_per_s * min(max(time_to_touch_down_s, 0.0), cfg.max_growth_s)) * dead_band(
+                error + shift_body, cfg.step_deadband_m)
             offset_body = cfg.step_gain * grown
             norm = float(np.linalg.norm(offset_body))
             if norm > cfg.max_step_offset_m:

@@ -19,7 +19,8 @@ again from where the robot stands.
 Gait feedback (:mod:`gait_planner_node.feedback`): every tick the planner is given the robot's CoM
 (Pinocchio, from the latest base and joint states) and its measured soles. Its gains are the
 parameters ``feedback.<field>``, defaulting to ``feedback_file`` (empty: the shipped
-``config/feedback.yaml``); ``feedback.enabled:=false`` plans open loop. A base state older than
+``config/feedback.yaml``); ``feedback.enabled:=false`` plans open loop. The footstep adjustment allows for the sustained push
+the MPC estimates (``/mpc/com_plan``'s disturbance, while that plan is fresh). A base state older than
 ``MAX_OBSERVATION_AGE_S`` (the estimator died) ends the adjustments until a fresh one arrives.
 """
 
@@ -101,6 +102,9 @@ class GaitPlannerNode(GuardedNode):
         self._base = LatestReader(self, Odometry, conv.STATE_TOPICS[self.config.state_source],
                                   check=conv.odometry_check(robot))
         self._joints = LatestReader(self, JointState, "joint_states", check=conv.joint_state_check(robot))
+        # The MPC's push estimate δ, carried by its plan (a table: no header, its own start time).
+        self._com_plan = LatestReader(self, Float64MultiArray, "mpc/com_plan", check=conv.check_com_plan,
+                                      max_age_s=None)
         self._follow_watch = FollowWatch()
         self._observing = False  # the feedback has a fresh base state
         self._follow_every_ticks = ticks_between_checks(self.config.rate_hz, self.config.follow_check_hz)
@@ -163,6 +167,18 @@ class GaitPlannerNode(GuardedNode):
         q, v = state
         self.planner.observe_com(*self.robot.com_state(q, v))
         self.planner.observe_soles(self.robot.sole_poses(q))
+        self.planner.observe_push(self._latest_push_m_s2(now_s))
+
+    def _latest_push_m_s2(self, now_s: float) -> np.ndarray:
+        """δ (2,) [m/s², world] of the latest CoM plan when it is fresh (planned at most
+        ``MAX_OBSERVATION_AGE_S`` ago), else zero: a stale estimate must not keep moving steps."""
+        msg = self._com_plan.latest()
+        if msg is None:
+            return np.zeros(2)
+        plan = conv.com_plan_from_message(msg)  # checked on arrival
+        if not -MAX_OBSERVATION_AGE_S <= now_s - plan.start_s <= MAX_OBSERVATION_AGE_S:
+            return np.zeros(2)
+        return np.asarray(plan.disturbance_m_s2)
 
     def _start_planner(self) -> bool:
         """Create the planner where the robot stands, once its state is in (or the wait is over)."""

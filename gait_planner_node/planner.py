@@ -259,6 +259,7 @@ class GaitPlanner:
         self._stopping = False
         self._last_swings = None
         self._measured_soles: dict[str, tuple[float, float, float, float]] | None = None
+        self._push_m_s2 = np.zeros(2)  # δ, world (observe_push)
 
     # -- inputs --------------------------------------------------------------------------------
     def set_command(self, velocity) -> np.ndarray:
@@ -290,6 +291,13 @@ class GaitPlanner:
         xi = dcm(com_m, com_velocity_m_s, self.config.omega_per_s)
         self._measured_dcm = xi if np.all(np.isfinite(xi)) else None
 
+    def observe_push(self, push_m_s2) -> None:
+        """The sustained push δ = F/m (2,) [m/s², world] the MPC estimates (its
+        ``disturbance_m_s2``), for the footstep adjustment and the standing robot's decision to
+        step at the next :meth:`step`. Non-finite → zero."""
+        push = np.asarray(push_m_s2, dtype=float)[:2]
+        self._push_m_s2 = push.copy() if push.shape == (2,) and np.all(np.isfinite(push)) else np.zeros(2)
+
     def lose_observations(self) -> None:
         """The robot's state stopped arriving (the estimator died or lags): plan open loop until
         it returns — the adjustments end now and the feedback's filters start afresh from the next
@@ -297,6 +305,7 @@ class GaitPlanner:
         if self.feedback is None:
             return
         self._measured_dcm = self._measured_soles = None
+        self._push_m_s2 = np.zeros(2)
         self.feedback = GaitFeedback(self.feedback.config, self.feedback.omega_per_s)
         self.adjustment, self.time_scale, self._adjusted_side = NO_ADJUSTMENT, 1.0, None
         self.walk_velocity = self.velocity
@@ -367,10 +376,12 @@ class GaitPlanner:
         standing = self._clock_target == 0.0 and self.clock_rate == 0.0
         segments, next_touch_down = self._support_segments(dt_s)
         error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
-        inside = inside_polygon_m(self._measured_dcm, self._standing_support()) if standing else math.inf
+        # Under a sustained push the ankles hold the DCM only while ξ + δ/ω² is inside the support.
+        pushed_dcm = self._measured_dcm + self.feedback.filter_push(dt_s, self._push_m_s2)
+        inside = inside_polygon_m(pushed_dcm, self._standing_support()) if standing else math.inf
         adjustment = self.adjustment = self.feedback.update(
             dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing,
-            float(self.velocity[0]), inside)
+            float(self.velocity[0]), inside, pushed_dcm - self._measured_dcm)
         bias = adjustment.velocity_bias
         if standing or not np.any(bias):
             self.walk_velocity = self.velocity
@@ -379,9 +390,29 @@ class GaitPlanner:
         self.time_scale = 1.0 if standing else adjustment.time_scale
         self._adjusted_side = next_touch_down[1] if next_touch_down and np.any(adjustment.step_offset_m) else None
         if adjustment.needs_steps and self._clock_target == 0.0:
-            self._clock_target, self._recovery_steps, self._stopping = 1.0, True, False
+            self._start_recovery_steps(pushed_dcm)
         elif self._recovery_steps and not adjustment.needs_steps and not np.any(self.command):
             self._stopping = True
+
+    def _start_recovery_steps(self, pushed_dcm_m: np.ndarray) -> None:
+        """A pushed standing robot steps at once: one foot lifts off now and the clock runs at
+        full rate without its start-up ramp (the ramp's 0.2 s of double support let a 25 N push
+        carry the lighter biped beyond a step's reach). Which foot, from the DCM under the push
+        ``pushed_dcm_m`` (ξ + δ̄/ω², (2,) [m, world]) across the body: beyond a foot's centre line
+        that foot steps out after it (lifting the other would cross it over the stance foot);
+        between the feet the farther, unloaded foot steps back under it (a foot slipped away)."""
+        left_axis = np.array([-math.sin(self.body.yaw), math.cos(self.body.yaw)])
+        lateral = {side: float(left_axis @ np.array([f.x, f.y])) for side, f in self.footholds.items()}
+        y = float(left_axis @ pushed_dcm_m)
+        if y >= lateral["left"]:
+            side = "left"
+        elif y <= lateral["right"]:
+            side = "right"
+        else:
+            side = max(SIDES, key=lambda s: abs(lateral[s] - y))
+        self.phase = SWING_PHASES[side][0] - 1e-4  # both feet down, just before that lift-off
+        self.clock_rate, self._clock_rate_rate = 1.0, 0.0
+        self._clock_target, self._recovery_steps, self._stopping = 1.0, True, False
 
     def _standing_support(self) -> np.ndarray:
         """The support polygon (M, 2) [m, world] of both feet on their footholds."""

@@ -9,6 +9,7 @@ import wbc_node.wbc
 from biped_common.rotations import quats_yaw
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import Scenario, ScenarioPush, Segment, load_scenario
+from biped_stack.push_cases import scenario_for
 from biped_stack.walking import run_walk
 from biped_stack.walking import WalkingController
 from gait_planner_node.sampler import command_in_range
@@ -330,10 +331,12 @@ def test_estimator_faults_imu_dropout_nan_and_foot_slip_while_standing():
     low = min(low, run_standing(sim, 0.3))
     # (Measured right after: the gait feedback may then step the robot back onto its feet.)
     slip = np.linalg.norm(sim.backend.data.site_xpos[site][:2] - before[:2])
-    low = min(low, run_standing(sim, 1.7))
+    low = min(low, run_standing(sim, 2.5))  # it stands again ≈ 2.4 s after the drag
     position_error, velocity_error = estimate_error(sim, estimator)
     assert slip > 0.04, slip
-    assert low > 0.9 * sim.robot.nominal_pelvis_height_m
+    # The drag is also a push (15 N·s on 15.3 kg) the MPC's estimate sees: the feedback steps,
+    # lifting the dragged foot, and the pelvis dips to ≈ 0.89 of its height in that step.
+    assert low > 0.85 * sim.robot.nominal_pelvis_height_m
     assert velocity_error < 0.02 and position_error < 0.02
 
 
@@ -388,3 +391,17 @@ def test_a_pushed_standing_humanoid_steps_and_stands_again():
     assert not rows[-1, 8], "still stepping at the end"
     stance = result.trace
     assert stance["left_planned_stance"][-200:].all() and stance["right_planned_stance"][-200:].all()
+
+
+def test_the_standing_biped_steps_out_of_the_papers_push_at_once():
+    """25 N × 1 s forward on the standing biped (15.3 kg: the ankles hold its DCM for ≈ 0.4 s):
+    with the clock's start-up ramp and a step that ignored the sustained push it fell at
+    t = 4.5 s; now the first foot lifts as the DCM nears the toes and lands far enough ahead."""
+    result = run_walk("biped", "neutral", scenario_for("stand", "25N fwd", 1.0, 25.0, 0.0), progress=lambda m: None)
+    assert result.metrics["pushes"][0]["survived"], result.metrics["fall_reason"]
+    rows = np.array(result.log.feedback)
+    first_step_s = rows[rows[:, 8] > 0, 0].min()
+    trace = result.trace
+    t = trace["time_s"]
+    lifted = ~(trace["left_planned_stance"] & trace["right_planned_stance"]) & (t > first_step_s)
+    assert t[lifted].min() - first_step_s < 0.1  # a foot is in the air within 0.1 s

@@ -12,8 +12,8 @@ from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.support_polygon import convex_hull, inside_polygon_m
 from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackConfig, GaitFeedback, clamp_foothold, dead_band,
-                                        nominal_dcm, time_error_m)
-from gait_planner_node.planner import GaitPlanner, PlannerConfig
+                                        nominal_dcm, push_shift_m, time_error_m)
+from gait_planner_node.planner import SWING_PHASES, GaitPlanner, PlannerConfig
 from gait_planner_node.style import load_style
 
 CONFIG = FeedbackConfig.load()
@@ -123,6 +123,38 @@ def test_a_standing_robot_steps_when_its_dcm_nears_the_support_edge_and_stands_a
     assert ticks * 0.02 == pytest.approx(CONFIG.stand_again_after_s, abs=0.03)
 
 
+def test_a_sustained_push_lands_the_foot_further_by_its_pendulum_shift():
+    """δ/ω² on the pendulum: with the CoP that far behind the DCM the push holds it still
+    (ξ̇ = ω(ξ − z) + δ/ω = 0); the step offset grows by e^{ωT}·δ/ω² along the push."""
+    push = np.array([1.6, 0.0])
+    shift = push_shift_m(push, OMEGA)
+    xi, z = 0.1, 0.1 + shift[0]  # the CoP δ/ω² ahead of the DCM
+    assert OMEGA * (xi - z) + push[0] / OMEGA == pytest.approx(0.0)
+    assert np.all(push_shift_m([np.nan, 1.0], OMEGA) == 0.0)
+    error = np.array([0.05, 0.0])
+    unfiltered = dataclasses.replace(CONFIG, push_filter_s=0.0)
+    quiet, pushed = GaitFeedback(unfiltered, OMEGA), GaitFeedback(unfiltered, OMEGA)
+    a = quiet.update(0.02, error, math.pi / 2, 0.2, False, 0.3)
+    b = pushed.update(0.02, error, math.pi / 2, 0.2, False, 0.3, push_shift_world_m=pushed.filter_push(0.02, push))  # heading π/2: world +x is the body's right
+    growth = math.exp(OMEGA * 0.2)
+    assert b.step_offset_m - a.step_offset_m == pytest.approx(growth * shift, abs=1e-9)
+
+
+def test_a_brief_push_estimate_moves_the_steps_less_than_a_sustained_one():
+    """The push estimate is low-passed (push_filter_s): an impulse's brief spike of δ (gone when
+    the push is) moves the footsteps less than the same δ held; with gain 0 it is ignored."""
+    def offset_after(config, ticks_pushed, ticks):
+        feedback = GaitFeedback(config, OMEGA)
+        for k in range(ticks):
+            shift = feedback.filter_push(0.02, (2.0, 0.0) if k < ticks_pushed else (0.0, 0.0))
+            a = feedback.update(0.02, np.array([0.05, 0.0]), 0.0, 0.2, False, 0.3, push_shift_world_m=shift)
+        return float(a.step_offset_m[0])
+    brief, held, none = offset_after(CONFIG, 3, 6), offset_after(CONFIG, 6, 6), offset_after(CONFIG, 0, 6)
+    assert none < brief < held
+    ignored = dataclasses.replace(CONFIG, push_step_gain=0.0)
+    assert offset_after(ignored, 6, 6) == pytest.approx(none)
+
+
 ROBOT = load_robot("humanoid")
 
 
@@ -187,3 +219,36 @@ def test_a_lost_state_ends_the_adjustments_and_a_fresh_one_starts_them_again():
     assert np.all(pushed.walk_velocity == pushed.velocity)
     walk(pushed, 0.3, dcm_offset=(0.08, 0.0))  # it returns: the feedback acts again
     assert pushed.time_scale > 1.0
+
+
+@pytest.mark.parametrize("push_y, first", [(0.3, "left"), (-0.3, "right")])
+def test_a_pushed_standing_planner_lifts_the_foot_on_the_push_side_at_once(push_y, first):
+    """Standing, a sideways push: no start-up ramp and no double support first — the foot the
+    DCM moves towards is in the air within two ticks (the other would cross the stance foot)."""
+    planner = GaitPlanner(load_style("neutral"), PlannerConfig.for_robot(ROBOT))
+    walk(planner, 1.0, dcm_offset=(0.0, 0.0))
+    assert planner.clock_rate == 0.0
+    lifted = None
+    for tick in range(10):
+        walk(planner, 0.02, dcm_offset=(0.0, push_y))
+        lo, td = SWING_PHASES[first]
+        if lo < planner.phase < td:
+            lifted = tick
+            break
+    assert lifted is not None and lifted <= 2, (planner.phase, lifted)
+    assert planner.clock_rate == 1.0
+
+
+@pytest.mark.parametrize("slipped", ["left", "right"])
+def test_a_pushed_standing_planner_with_the_dcm_between_its_feet_lifts_the_farther_foot(slipped):
+    """Pushed forward while one foot has slipped 15 cm outwards: the DCM is between the feet's
+    centre lines, so the farther, unloaded foot steps (back under the body), not the loaded one."""
+    planner = GaitPlanner(load_style("neutral"), PlannerConfig.for_robot(ROBOT))
+    walk(planner, 1.0, dcm_offset=(0.0, 0.0))
+    foot = planner.footholds[slipped]
+    planner.footholds[slipped] = dataclasses.replace(foot, y=foot.y + (0.15 if slipped == "left" else -0.15))
+    lo, td = SWING_PHASES[slipped]
+    towards_the_other = -0.05 if slipped == "left" else 0.05  # the body stays over the other foot
+    for _ in range(3):
+        walk(planner, 0.02, dcm_offset=(0.3, towards_the_other))
+    assert lo < planner.phase < td, planner.phase

@@ -3,7 +3,8 @@ at 0.3 m/s forward and standing, in-process lockstep on the estimator with MEMS 
 
 A case: stand 1 s then walk 0.3 m/s (or stand throughout), the push on the pelvis CoM at
 t = 5 s (walking) or 3 s (standing), in the robot's heading frame, then 5 s more. Printed per
-case: survived, when the commanded velocity was back (mean over 2 s within 0.05 m/s), steps the
+case: survived, when the commanded velocity was back (mean over 2 s within 0.05 m/s) and the
+mean step period over those 2 s relative to the 2 s before the push (walking), steps the
 feedback took to recover (touch-downs until the DCM error stayed small), the peak DCM error and
 the peak feedback adjustments. Cases run in parallel (one process per core).
 
@@ -31,6 +32,7 @@ def run_case(case):
     push = result.metrics["pushes"][0]
     return {"robot": robot, "style": style, "mode": mode, "push": label, "survived": bool(push["survived"]),
             "fall_reason": result.metrics["fall_reason"], "regained_after_s": push["regained_after_s"],
+            "step_period_ratio": push["step_period_ratio"],
             "feedback": (result.metrics.get("feedback", {}).get("pushes") or [None])[0] or {},
             "wall_s": time.perf_counter() - started}
 
@@ -56,14 +58,17 @@ def main(argv=None) -> int:
             peaks = (f"  DCM err {fb['peak_dcm_error_m'] * 100:4.1f} cm  step {fb['peak_step_offset_m'] * 100:4.1f} cm  "
                      f"κ {fb['time_scale_range'][0]:.2f}–{fb['time_scale_range'][1]:.2f}  "
                      f"Δv {fb['peak_velocity_bias_m_s']:.2f} m/s  steps {fb['steps_to_recover']}" if fb else "")
-            regained = row["regained_after_s"]
+            regained, ratio = row["regained_after_s"], row["step_period_ratio"]
+            peaks += "" if ratio is None else f"  step period ×{ratio:.3f}"
             print(f"{row['robot']:9s} {row['style']:7s} {row['mode']:5s} {row['push']:16s} "
                   f"{'survived' if row['survived'] else 'FELL    '}  regained "
                   f"{'—' if regained is None else f'{regained:4.2f} s':>6s}{peaks}"
                   + ("" if row["survived"] else f"  ({row['fall_reason']})"), flush=True)
     survived = sum(r["survived"] for r in rows)
     regained = sum(r["survived"] and r["regained_after_s"] is not None and r["regained_after_s"] <= 3.0 for r in rows)
-    print(f"survived {survived} / {len(rows)}; velocity regained within 3 s in {regained}")
+    timed = [r["step_period_ratio"] for r in rows if r["survived"] and r["step_period_ratio"] is not None]
+    print(f"survived {survived} / {len(rows)}; velocity regained within 3 s in {regained}; step period "
+          f"within 5 % of unpushed in {sum(abs(x - 1.0) <= 0.05 for x in timed)} of the {len(timed)} walking ones timed")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)

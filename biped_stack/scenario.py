@@ -214,7 +214,9 @@ def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s:
     or the record's end — a fall is the latest push's; None when it fell before the push), the largest horizontal velocity error [m/s, heading frame] from its start to
     :data:`RECOVERY_WITHIN_S` after its end, and ``regained_after_s``: the time from its end until
     the mean velocity over the next :data:`RECOVERY_WINDOW_S` is within
-    :data:`RECOVERY_TOLERANCE_M_S` of the command (issue #16 bar 3; None if not within the run)."""
+    :data:`RECOVERY_TOLERANCE_M_S` of the command (issue #16 bar 3; None if not within the run),
+    and ``step_period_ratio``: the mean step interval over that window to the one over the same
+    time before the push (:func:`step_period_ratio`; bar 3's "style back": within 5 %)."""
     t = arrays["time_s"]
     velocity = body_velocity(arrays)
     commanded = np.array([scenario.command_at(x) for x in t]) if t.size else np.zeros((0, 3))
@@ -227,13 +229,19 @@ def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s:
             survived = None if fall_time_s < push.start_s else False
         entry = {"start_s": push.start_s, "duration_s": push.duration_s, "force_n": list(push.force_n),
                  "frame": push.frame, "body": push.body, "impulse_n_s": float(np.linalg.norm(push.force_n)) * push.duration_s,
-                 "survived": survived, "peak_velocity_error_m_s": None, "regained_after_s": None}
+                 "survived": survived, "peak_velocity_error_m_s": None, "regained_after_s": None,
+                 "step_period_ratio": None}
         around = (t >= push.start_s) & (t <= push.end_s + RECOVERY_WITHIN_S)
         if around.any():
             error = np.linalg.norm(velocity[around, :2] - commanded[around, :2], axis=1)
             entry["peak_velocity_error_m_s"] = float(error.max())
         if survived:
-            entry["regained_after_s"] = _regained_after_s(t, velocity, commanded, push.end_s)
+            entry["regained_after_s"] = regained = _regained_after_s(t, velocity, commanded, push.end_s)
+            if regained is not None and "left_planned_stance" in arrays:
+                back_s = push.end_s + regained
+                entry["step_period_ratio"] = step_period_ratio(
+                    touch_downs_s(arrays), (push.start_s - RECOVERY_WINDOW_S, push.start_s),
+                    (back_s, back_s + RECOVERY_WINDOW_S))
         out.append(entry)
     return out
 
@@ -262,8 +270,7 @@ def feedback_metrics(rows: np.ndarray, scenario: Scenario, arrays: dict[str, np.
     out = {"rms_dcm_error_m": rms(error), "rms_velocity_bias_m_s": rms(bias), "rms_step_offset_m": rms(offset),
            "rms_time_scale_minus_1": rms(kappa - 1.0), "peak_step_offset_m": float(np.linalg.norm(offset, axis=1).max()),
            "stepping_fraction": float(rows[:, 8].mean()), "pushes": []}
-    touch_downs = np.concatenate([arrays["time_s"][1:][np.diff(arrays[f"{side}_planned_stance"].astype(int)) > 0]
-                                  for side in ("left", "right")]) if arrays["time_s"].size > 1 else np.zeros(0)
+    touch_downs = touch_downs_s(arrays)
     for push in scenario.pushes:
         window = (t >= push.start_s) & (t <= push.end_s + RECOVERY_WITHIN_S)
         if not window.any():
@@ -288,6 +295,26 @@ def feedback_metrics(rows: np.ndarray, scenario: Scenario, arrays: dict[str, np.
             "steps_to_recover": None if recovered_s is None else
             int(np.count_nonzero((touch_downs >= push.start_s) & (touch_downs <= recovered_s)))})
     return out
+
+
+def touch_downs_s(arrays: dict[str, np.ndarray]) -> np.ndarray:
+    """Times [s] at which either foot's planned stance begins (unsorted)."""
+    if arrays["time_s"].size < 2:
+        return np.zeros(0)
+    return np.concatenate([arrays["time_s"][1:][np.diff(arrays[f"{side}_planned_stance"].astype(int)) > 0]
+                           for side in ("left", "right")])
+
+
+def step_period_ratio(touch_downs_s: np.ndarray, before_s: tuple[float, float],
+                      after_s: tuple[float, float]) -> float | None:
+    """The mean interval between touch-downs (either foot) within ``after_s`` over that within
+    ``before_s`` (time windows [s]): 1 when a recovered gait steps at its unpushed timing (issue
+    #16 bar 3: within 5 %). None when a window holds fewer than two touch-downs (standing)."""
+    def mean_interval(window):
+        inside = np.sort(touch_downs_s[(touch_downs_s >= window[0]) & (touch_downs_s <= window[1])])
+        return float(np.mean(np.diff(inside))) if inside.size >= 2 else None
+    before, after = mean_interval(before_s), mean_interval(after_s)
+    return None if before is None or after is None else after / before
 
 
 def _regained_after_s(t: np.ndarray, velocity: np.ndarray, commanded: np.ndarray, from_s: float) -> float | None:

@@ -159,3 +159,13 @@ def test_push_metrics_survival_peak_error_and_when_the_velocity_is_back():
     assert first["survived"] is True and second["survived"] is False and second["regained_after_s"] is None
     first, second = push_metrics(scenario, arrays, fall_time_s=3.0)
     assert first["survived"] is False and second["survived"] is None
+
+
+def test_step_period_ratio_compares_the_step_timing_after_a_push_with_before():
+    from biped_stack.scenario import step_period_ratio
+    before = np.arange(0.0, 2.01, 0.4)           # a step every 0.4 s
+    after = 5.0 + np.arange(0.0, 2.01, 0.42)     # 5 % slower
+    touch_downs = np.concatenate([after, before])  # either foot, in any order
+    assert step_period_ratio(touch_downs, (0.0, 2.0), (5.0, 7.0)) == pytest.approx(1.05)
+    assert step_period_ratio(touch_downs, (0.0, 2.0), (0.0, 2.0)) == pytest.approx(1.0)
+    assert step_period_ratio(touch_downs, (2.5, 4.5), (5.0, 7.0)) is None  # standing before: no steps

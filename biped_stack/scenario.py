@@ -220,6 +220,7 @@ def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s:
     t = arrays["time_s"]
     velocity = body_velocity(arrays)
     commanded = np.array([scenario.command_at(x) for x in t]) if t.size else np.zeros((0, 3))
+    touch_downs = touch_downs_s(arrays) if "left_planned_stance" in arrays else None
     out = []
     for i, push in enumerate(scenario.pushes):
         next_start_s = scenario.pushes[i + 1].start_s if i + 1 < len(scenario.pushes) else np.inf
@@ -237,10 +238,10 @@ def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s:
             entry["peak_velocity_error_m_s"] = float(error.max())
         if survived:
             entry["regained_after_s"] = regained = _regained_after_s(t, velocity, commanded, push.end_s)
-            if regained is not None and "left_planned_stance" in arrays:
+            if regained is not None and touch_downs is not None:
                 back_s = push.end_s + regained
                 entry["step_period_ratio"] = step_period_ratio(
-                    touch_downs_s(arrays), (push.start_s - RECOVERY_WINDOW_S, push.start_s),
+                    touch_downs, (push.start_s - RECOVERY_WINDOW_S, push.start_s),
                     (back_s, back_s + RECOVERY_WINDOW_S))
         out.append(entry)
     return out

@@ -152,6 +152,18 @@ def dead_band(x: np.ndarray, width: float) -> np.ndarray:
     return np.zeros_like(x) if norm <= width else x * (1.0 - width / norm)
 
 
+def to_body_xy(vector_world: np.ndarray, yaw_rad: float) -> np.ndarray:
+    """A horizontal vector (2,) from the world frame into the body's heading frame (x forward, y left)."""
+    c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+    return np.array([c * vector_world[0] + s * vector_world[1], -s * vector_world[0] + c * vector_world[1]])
+
+
+def to_world_xy(vector_body: np.ndarray, yaw_rad: float) -> np.ndarray:
+    """A horizontal vector (2,) from the body's heading frame into the world frame."""
+    c, s = math.cos(yaw_rad), math.sin(yaw_rad)
+    return np.array([c * vector_body[0] - s * vector_body[1], s * vector_body[0] + c * vector_body[1]])
+
+
 def clamp_foothold(landing_m: np.ndarray, stance_m: np.ndarray, yaw_rad: float, side: str,
                    config: FeedbackConfig) -> np.ndarray:
     """A landing foothold position (2,) [m, world] kept reachable and collision-free relative to
@@ -218,8 +230,7 @@ class GaitFeedback:
         if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
             self.last = NO_ADJUSTMENT
             return self.last
-        c, s = math.cos(heading_rad), math.sin(heading_rad)
-        raw = np.array([c * error_world_m[0] + s * error_world_m[1], -s * error_world_m[0] + c * error_world_m[1]])
+        raw = to_body_xy(error_world_m, heading_rad)
         if self._error is None:
             self._error = raw
             self._previous_forward = float(raw[0])
@@ -232,15 +243,14 @@ class GaitFeedback:
 
         step_offset = np.zeros(2)
         if time_to_touch_down_s is not None and not standing:
-            shift = cfg.push_step_gain * np.asarray(push_shift_world_m, dtype=float)[:2]
-            shift_body = np.array([c * shift[0] + s * shift[1], -s * shift[0] + c * shift[1]])
+            shift_body = cfg.push_step_gain * to_body_xy(push_shift_world_m, heading_rad)
             grown = math.exp(self.omega_per_s * min(max(time_to_touch_down_s, 0.0), cfg.max_growth_s)) * dead_band(
                 error + shift_body, cfg.step_deadband_m)
             offset_body = cfg.step_gain * grown
             norm = float(np.linalg.norm(offset_body))
             if norm > cfg.max_step_offset_m:
                 offset_body *= cfg.max_step_offset_m / norm
-            step_offset = np.array([c * offset_body[0] - s * offset_body[1], s * offset_body[0] + c * offset_body[1]])
+            step_offset = to_world_xy(offset_body, heading_rad)
 
         forward = float(dead_band(np.array([time_error_m(error, forward_velocity_m_s)]), cfg.time_deadband_m)[0])
         rate = (forward - self._previous_forward) / dt_s if dt_s > 0 else 0.0

@@ -105,6 +105,7 @@ class GaitPlannerNode(GuardedNode):
         # The MPC's push estimate δ, carried by its plan (a table: no header, its own start time).
         self._com_plan = LatestReader(self, Float64MultiArray, "mpc/com_plan", check=conv.check_com_plan,
                                       max_age_s=None)
+        self._push_plan = None  # (message, its start [s], its δ): the latest plan, decoded
         self._follow_watch = FollowWatch()
         self._observing = False  # the feedback has a fresh base state
         self._follow_every_ticks = ticks_between_checks(self.config.rate_hz, self.config.follow_check_hz)
@@ -175,10 +176,13 @@ class GaitPlannerNode(GuardedNode):
         msg = self._com_plan.latest()
         if msg is None:
             return np.zeros(2)
-        plan = conv.com_plan_from_message(msg)  # checked on arrival
-        if not -MAX_OBSERVATION_AGE_S <= now_s - plan.start_s <= MAX_OBSERVATION_AGE_S:
+        if self._push_plan is None or self._push_plan[0] is not msg:  # decode each plan once, not every tick
+            plan = conv.com_plan_from_message(msg)  # checked on arrival
+            self._push_plan = (msg, plan.start_s, np.asarray(plan.disturbance_m_s2))
+        _, start_s, push_m_s2 = self._push_plan
+        if not -MAX_OBSERVATION_AGE_S <= now_s - start_s <= MAX_OBSERVATION_AGE_S:
             return np.zeros(2)
-        return np.asarray(plan.disturbance_m_s2)
+        return push_m_s2
 
     def _start_planner(self) -> bool:
         """Create the planner where the robot stands, once its state is in (or the wait is over)."""

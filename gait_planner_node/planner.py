@@ -377,11 +377,12 @@ class GaitPlanner:
         segments, next_touch_down = self._support_segments(dt_s)
         error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
         # Under a sustained push the ankles hold the DCM only while ξ + δ/ω² is inside the support.
-        pushed_dcm = self._measured_dcm + self.feedback.filter_push(dt_s, self._push_m_s2)
+        push_shift = self.feedback.filter_push(dt_s, self._push_m_s2)
+        pushed_dcm = self._measured_dcm + push_shift
         inside = inside_polygon_m(pushed_dcm, self._standing_support()) if standing else math.inf
         adjustment = self.adjustment = self.feedback.update(
             dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing,
-            float(self.velocity[0]), inside, pushed_dcm - self._measured_dcm)
+            float(self.velocity[0]), inside, push_shift)
         bias = adjustment.velocity_bias
         if standing or not np.any(bias):
             self.walk_velocity = self.velocity

@@ -24,7 +24,8 @@ COMMANDS = [(0.3, 0.0, 0.0), (0.1, 0.05, 0.3), (-0.15, 0.0, 0.0), (0.0, -0.1, -0
 def main() -> None:
     config = PlannerConfig.for_robot(load_robot("humanoid"))
     print(f"gait planner per {PLANNING_RATE_HZ:g} Hz tick (step + {config.preview_horizon_s:.0f} s preview at "
-          f"{config.preview_dt_s * 1e3:.0f} ms), {TICKS} ticks per style:")
+          f"{config.preview_dt_s * 1e3:.0f} ms, {config.tracking_dt_s * 1e3:.0f} ms over the first "
+          f"{config.tracking_horizon_s:g} s), {TICKS} ticks per style:")
     for name in shipped_styles():
         planner = GaitPlanner(load_style(name), config)
         step_ms, preview_ms = [], []

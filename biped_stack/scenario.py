@@ -10,6 +10,7 @@ per push whether the robot survived it and when it had the commanded velocity ba
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -158,6 +159,14 @@ class Trace:
     sole_position_m: dict
     foot_normal_force_n: dict
     planned_stance: dict
+    # The WBC's reference at each record and what it is compared with (biped_stack.fidelity);
+    # empty when a run records no plan. NaN rows: no reference yet.
+    sole_quat_wxyz: dict = dataclasses.field(default_factory=lambda: {"left": [], "right": []})
+    planned_sole_position_m: dict = dataclasses.field(default_factory=lambda: {"left": [], "right": []})
+    planned_sole_quat_wxyz: dict = dataclasses.field(default_factory=lambda: {"left": [], "right": []})
+    planned_pelvis_height_m: list = dataclasses.field(default_factory=list)
+    upper_joints_rad: list = dataclasses.field(default_factory=list)
+    planned_upper_joints_rad: list = dataclasses.field(default_factory=list)
 
     @classmethod
     def empty(cls) -> "Trace":
@@ -173,6 +182,15 @@ class Trace:
             out[f"{side}_sole_position_m"] = np.array(self.sole_position_m[side])
             out[f"{side}_normal_force_n"] = np.array(self.foot_normal_force_n[side])
             out[f"{side}_planned_stance"] = np.array(self.planned_stance[side], dtype=bool)
+        if self.planned_pelvis_height_m:
+            out["planned_pelvis_height_m"] = np.array(self.planned_pelvis_height_m)
+            n = len(self.planned_pelvis_height_m)
+            out["upper_joints_rad"] = np.array(self.upper_joints_rad).reshape(n, -1)
+            out["planned_upper_joints_rad"] = np.array(self.planned_upper_joints_rad).reshape(n, -1)
+            for side in ("left", "right"):
+                out[f"{side}_sole_quat_wxyz"] = np.array(self.sole_quat_wxyz[side])
+                out[f"{side}_planned_sole_position_m"] = np.array(self.planned_sole_position_m[side])
+                out[f"{side}_planned_sole_quat_wxyz"] = np.array(self.planned_sole_quat_wxyz[side])
         return out
 
 

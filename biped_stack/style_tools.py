@@ -26,6 +26,8 @@ def check(path: str) -> int:
             print(f"  {error}", file=sys.stderr)
         return 1
     print(f"{path}: OK — {style.summary()}")
+    for reason in style.limited:
+        print(f"  scaled at load: {reason}")
     return 0
 
 

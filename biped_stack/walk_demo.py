@@ -27,6 +27,17 @@ def write_report(result: WalkResult, out_dir: str | Path) -> list[Path]:
     return [out / "metrics.json", *plot_all(result, out)]
 
 
+def fidelity_line(f: dict) -> str:
+    """One segment's :mod:`biped_stack.fidelity` figures as a line of text (— where not measured)."""
+    def show(key, scale=1.0, fmt="{:.2f}", unit=""):
+        return "—" if f[key] is None else fmt.format(f[key] * scale) + unit
+    return (f"{f['name']:14s} swing apex ×{show('swing_apex_ratio')}, sole path RMS "
+            f"{show('sole_swing_path_rms_m', 100, '{:.1f}', ' cm')}, pelvis RMS {show('pelvis_height_rms_m', 100, '{:.1f}', ' cm')}, "
+            f"bob ×{show('pelvis_height_amplitude_ratio')} lag {show('pelvis_height_lag_s', 1000, '{:.0f}', ' ms')}, "
+            f"heel strike ×{show('heel_strike_pitch_ratio')}, toe off ×{show('toe_off_pitch_ratio')}, "
+            f"upper body RMS {show('upper_body_rms_rad', 1, '{:.3f}', ' rad')}")
+
+
 def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, multiprocess: bool = False,
              video: bool = True, state_source: str = "estimator", realtime: bool = False,
              realtime_priority: int = 0, hardware: bool = False) -> int:
@@ -55,6 +66,11 @@ def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, mu
     for seg in m["segments"]:
         print(f"  {seg['name']:14s} commanded {np.round(seg['commanded'], 3).tolist()}  achieved "
               f"{np.round(seg['achieved'], 3).tolist()}")
+    if m.get("style_fidelity"):
+        print("  style fidelity (steady state; achieved / planned):")
+        for f in m["style_fidelity"]:
+            if f["swings"] or f["pelvis_height_amplitude_ratio"] is not None:
+                print("    " + fidelity_line(f))
     feedback_pushes = m.get("feedback", {}).get("pushes") or [None] * len(m.get("pushes", []))
     for push, fb in zip(m.get("pushes", []), feedback_pushes):
         regained = push["regained_after_s"]

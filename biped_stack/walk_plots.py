@@ -17,8 +17,8 @@ def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
 
 
 def plot_all(result, out: Path) -> list[Path]:
-    """velocity.png, com_cop.png, foot_heights.png, feedback.png, torques.png, solve_times.png in
-    ``out``."""
+    """velocity.png, com_cop.png, foot_heights.png, feedback.png, style_fidelity.png, torques.png,
+    solve_times.png in ``out``."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -91,6 +91,8 @@ def plot_all(result, out: Path) -> list[Path]:
 
     if getattr(log, "feedback", None):
         save(_feedback_figure(plt, np.asarray(log.feedback), scenario), "feedback.png")
+    if (fidelity := _fidelity_figure(plt, trace, result.metrics.get("style_fidelity"))) is not None:
+        save(fidelity, "style_fidelity.png")
 
     if log.torques:
         torques = np.array(log.torques)
@@ -146,4 +148,38 @@ def _feedback_figure(plt, rows: np.ndarray, scenario):
             ax.axvspan(push.start_s, push.end_s, color="tab:red", alpha=0.12)
     axes[0].set_title("gait feedback (shaded red: pushes)")
     axes[-1].set_xlabel("t [s]")
+    return fig
+
+
+def _fidelity_figure(plt, trace: dict, fidelity: list | None, span_s: float = 2.0):
+    """Planned vs achieved sole heights and pelvis height over ``span_s`` in the middle of the
+    first segment with swings (issue #18's picture of style fidelity); None without a plan."""
+    if not fidelity or "planned_pelvis_height_m" not in trace:
+        return None
+    segment = next((f for f in fidelity if f["swings"]), None)
+    if segment is None:
+        return None
+    start, end = segment["window_s"]
+    middle = 0.5 * (start + end)
+    t = trace["time_s"]
+    window = (t >= middle - span_s / 2) & (t < middle + span_s / 2)
+    fig, (feet, pelvis) = plt.subplots(2, 1, figsize=(9, 5.5), sharex=True)
+    for side, colour in (("left", "tab:blue"), ("right", "tab:red")):
+        feet.plot(t[window], trace[f"{side}_planned_sole_position_m"][window, 2] * 100, "--", color=colour, lw=1,
+                  label=f"{side} planned")
+        feet.plot(t[window], trace[f"{side}_sole_position_m"][window, 2] * 100, color=colour, lw=1.5,
+                  label=f"{side} achieved")
+    feet.set_ylabel("sole height [cm]")
+    feet.legend(loc="upper right", fontsize=8, ncol=2)
+    apex, path = segment["swing_apex_ratio"], segment["sole_swing_path_rms_m"]
+    feet.set_title(f"'{segment['name']}': swing apex ×{apex:.2f} of planned, sole path RMS {path * 100:.1f} cm"
+                   if apex is not None and path is not None else f"'{segment['name']}'", fontsize=10)
+    pelvis.plot(t[window], trace["planned_pelvis_height_m"][window] * 100, "k--", lw=1, label="planned")
+    pelvis.plot(t[window], trace["base_position_m"][window, 2] * 100, "tab:green", lw=1.5, label="achieved")
+    pelvis.set_ylabel("pelvis height [cm]")
+    pelvis.set_xlabel("t [s]")
+    pelvis.legend(loc="upper right", fontsize=8)
+    ratio, lag = segment["pelvis_height_amplitude_ratio"], segment["pelvis_height_lag_s"]
+    pelvis.set_title(f"pelvis RMS error {segment['pelvis_height_rms_m'] * 100:.1f} cm"
+                     + (f", bob ×{ratio:.2f}, {lag * 1000:.0f} ms late" if ratio is not None else ""), fontsize=10)
     return fig

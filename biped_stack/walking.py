@@ -22,8 +22,9 @@ import numpy as np
 from biped_common.rates import CONTROL_RATE_HZ, FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
 from biped_common.repeat_filter import RepeatFilter
 from biped_common.robot_model import RobotModel
-from biped_common.rotations import quat_to_matrix, quats_yaw
+from biped_common.rotations import matrix_to_quat, quat_multiply, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, JointCommand, Push, SensorFrame
+from biped_stack.fidelity import style_fidelity
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, ScenarioPush, Trace, WalkResult, estimator_metrics,
                                   feedback_metrics,
@@ -67,11 +68,12 @@ class EstimatorInTheLoop:
                  log: Callable[[str], None] = print):
         self.estimator = StateEstimator(robot)
         self.pairs: list[tuple[BaseState, BaseState]] = []
+        self.last_estimate: BaseState | None = None
         self._ground_truth = ground_truth
         self._log = log
 
     def __call__(self, frame: SensorFrame) -> BaseState | None:
-        estimate = self.estimator.update(frame)
+        estimate = self.last_estimate = self.estimator.update(frame)
         for warning in self.estimator.status.warnings:
             self._log(f"  estimator: {warning}")
         if estimate is not None and self._ground_truth is not None:
@@ -199,6 +201,10 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     sole_sites = {side: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f.sole_site)
                   for side, f in sim.robot.description.feet.items()}
     nominal = sim.robot.nominal_pelvis_height_m
+    upper_names = controller.planner.config.upper_joint_names
+    upper_index = np.array([sim.robot.joint_index[n] for n in upper_names], dtype=int)
+    upper_qpos = np.array([model.jnt_qposadr[mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, n)]
+                           for n in upper_names], dtype=int)
     trace = Trace.empty()
     renderer = _video(model, data, video_path) if video_path else None
     steps = int(round(scenario.duration_s / sim.config.control_period_s))
@@ -228,6 +234,9 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
             wrench = record.frame.foot_wrenches.get(side)
             trace.foot_normal_force_n[side].append(float(wrench.force_n[2]) if wrench is not None else 0.0)
             trace.planned_stance[side].append(bool(stance[1 + i]))
+        estimate = base_state.last_estimate if isinstance(base_state, EstimatorInTheLoop) else gt
+        _record_plan(trace, controller.wbc.last_reference, odom_to_world(estimate, gt), data, sole_sites, upper_index,
+                     upper_qpos)
         if renderer:
             renderer.maybe_capture(record.stamp_s)
         if not fell:  # (stop_on_fall=False: the first fall is the one reported)
@@ -257,6 +266,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
         "segments": segment_metrics(scenario, arrays) if not fell else [],
         "pushes": push_metrics(scenario, arrays, fall_time_s),
         "max_foot_slip_m": max_foot_slip_m(arrays),
+        "style_fidelity": style_fidelity(scenario, arrays) if not fell else None,
         # Sim time over the wall time of the control loop (video rendering excluded).
         "real_time_factor": float(arrays["time_s"][-1] / wall_s) if len(arrays["time_s"]) else 0.0,
         "wbc_solve_ms": timing_percentiles_ms(log.wbc_solve_s), "mpc_solve_ms": timing_percentiles_ms(log.mpc_solve_s),
@@ -270,6 +280,39 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     if isinstance(base_state, EstimatorInTheLoop):
         metrics["estimator"] = estimator_metrics(base_state.pairs)
     return WalkResult(metrics, arrays, log, scenario)
+
+
+def odom_to_world(estimate: BaseState | None, truth: BaseState) -> tuple[np.ndarray, np.ndarray]:
+    """(R (3, 3), t (3,)) taking a point from the frame the controllers plan in (the state
+    estimate's) into the world: the estimate's drift in position and yaw, p_world = R p + t
+    (identity without an estimate)."""
+    if estimate is None:
+        return np.eye(3), np.zeros(3)
+    yaw = float(quats_yaw(np.array([truth.orientation_wxyz]))[0] - quats_yaw(np.array([estimate.orientation_wxyz]))[0])
+    c, s = np.cos(yaw), np.sin(yaw)
+    rotation = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    return rotation, np.asarray(truth.position_m) - rotation @ np.asarray(estimate.position_m)
+
+
+def _record_plan(trace: Trace, reference, odom_to_world_rt, data, sole_sites: dict[str, int], upper_index: np.ndarray,
+                 upper_qpos: np.ndarray) -> None:
+    """Append the WBC's reference of this tick (NaN before it has one), taken into the world
+    frame by ``odom_to_world_rt`` (:func:`odom_to_world`: the fidelity is the robot's, not the
+    estimator's drift), and the achieved sole orientations and upper-body joints it is compared
+    with (:mod:`biped_stack.fidelity`)."""
+    rotation, translation = odom_to_world_rt
+    turn = matrix_to_quat(rotation)
+    for side, site in sole_sites.items():
+        quat = np.empty(4)
+        mujoco.mju_mat2Quat(quat, data.site_xmat[site])
+        trace.sole_quat_wxyz[side].append(quat)
+        foot = reference.feet[side] if reference is not None else None
+        trace.planned_sole_position_m[side].append(rotation @ foot.position_m + translation if foot else np.full(3, np.nan))
+        trace.planned_sole_quat_wxyz[side].append(quat_multiply(turn, foot.quat_wxyz) if foot else np.full(4, np.nan))
+    trace.planned_pelvis_height_m.append(reference.pelvis_height_m + translation[2] if reference is not None else np.nan)
+    trace.upper_joints_rad.append(data.qpos[upper_qpos].copy())
+    trace.planned_upper_joints_rad.append(reference.joint_posture_rad[upper_index].copy() if reference is not None
+                                          else np.full(upper_index.size, np.nan))
 
 
 def _apply_push(sim: LockstepSimulation, push: ScenarioPush, progress) -> None:

@@ -94,6 +94,7 @@ class GaitPlannerNode(GuardedNode):
         self._planner_config = PlannerConfig.for_robot(robot, preview_horizon_s=self.config.preview_horizon_s,
                                                        preview_dt_s=self.config.preview_dt_s, feedback=feedback)
         self.style = load_style(self.config.style)
+        self._report_limited(self.style)
         # The planner starts where the robot stands (a respawned planner joins a robot that has
         # walked): from the first base state and joint state, or the origin after anchor_timeout_s;
         # it keeps the latest of both to notice a robot that stopped following the plan.
@@ -229,7 +230,13 @@ class GaitPlannerNode(GuardedNode):
         if self.planner is not None:
             self.planner.set_style(style)
         self.get_logger().info(f"style loaded: {style.summary()}")
+        self._report_limited(style)
         return True, style.summary()
+
+    def _report_limited(self, style) -> None:
+        """Log what loading scaled to keep the style within the acceleration limits."""
+        for reason in style.limited:
+            self.get_logger().warning(f"style {style.name!r} scaled at load: {reason}")
 
     def _on_reload(self, request, response):
         response.success, response.message = self._load(self.get_parameter("style").value)

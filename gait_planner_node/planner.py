@@ -77,6 +77,11 @@ class PlannerConfig:
     command_acceleration_limit: tuple[float, float, float] = (0.5, 0.5, 1.5)
     preview_horizon_s: float = 2.0
     preview_dt_s: float = 0.04
+    # The first tracking_horizon_s of the preview are sampled every tracking_dt_s instead: the
+    # span the WBC tracks (interpolating, with rates fed forward) until the next plan arrives; a
+    # 40 ms grid cut a 0.18 s swing into 4–5 chords.
+    tracking_dt_s: float = 0.01
+    tracking_horizon_s: float = 0.2
     start_standing: bool = True
     clock_time_constant_s: float = 0.1
     # Gait feedback (:mod:`gait_planner_node.feedback`): None, or no CoM height, plans open loop.
@@ -92,6 +97,8 @@ class PlannerConfig:
             raise ValueError("clock_time_constant_s must be in [0.01, 2] s")
         if not 0.0 < self.preview_dt_s <= self.preview_horizon_s <= 10.0:
             raise ValueError("need 0 < preview_dt_s ≤ preview_horizon_s ≤ 10 s")
+        if not (0.0 < self.tracking_dt_s <= self.preview_dt_s and 0.0 <= self.tracking_horizon_s <= self.preview_horizon_s):
+            raise ValueError("need 0 < tracking_dt_s ≤ preview_dt_s and 0 ≤ tracking_horizon_s ≤ preview_horizon_s")
         if len(self.command_acceleration_limit) != 3 or not all(0.01 <= a <= 100.0 for a in self.command_acceleration_limit):
             raise ValueError("command_acceleration_limit must be three values in [0.01, 100]")
         if not 0.0 <= self.com_height_m <= 5.0:
@@ -114,6 +121,14 @@ class PlannerConfig:
         if "feedback" not in overrides:
             overrides["feedback"] = FeedbackConfig.load()
         return cls(robot.nominal_pelvis_height_m, FootGeometry.from_robot(robot), upper, posture, **overrides)
+
+
+def preview_grid_s(config: PlannerConfig) -> np.ndarray:
+    """The preview's times [s from now]: every ``tracking_dt_s`` up to ``tracking_horizon_s``,
+    then every ``preview_dt_s`` up to ``preview_horizon_s`` (both ends included)."""
+    near = np.arange(0.0, config.tracking_horizon_s - 1e-9, config.tracking_dt_s)
+    far = np.arange(config.tracking_horizon_s, config.preview_horizon_s + 1e-9, config.preview_dt_s)
+    return np.concatenate([near, far])
 
 
 @dataclass(frozen=True)
@@ -238,7 +253,7 @@ class GaitPlanner:
         self.gait: BlendedGait = blend(style, self.velocity)
         self._blended_velocity = self.velocity.tolist()  # the (unclamped) velocity self.gait is for
         self._upper_posture = np.asarray(config.upper_posture_rad, dtype=float)
-        self._preview_grid = np.arange(0.0, config.preview_horizon_s + 1e-9, config.preview_dt_s)
+        self._preview_grid = preview_grid_s(config)
         self._preview_grid.flags.writeable = False
         self._upper_maps: dict[tuple[str, ...], np.ndarray] = {}
         self._events_memo = None

@@ -31,6 +31,7 @@ from biped_common.config import as_float, bounded, dataclass_from_mapping, load_
 from biped_common.errors import BipedStackError, ConfigError
 from biped_common.resources import styles_dir
 from gait_planner_node.curves import CycleCurve, SwingCurve
+from gait_planner_node.feasibility import limit_sample
 from gait_planner_node.timing import GaitTiming
 
 # The nine key velocities of 004 and the axis each one spans.
@@ -113,6 +114,9 @@ class Style:
     description: str
     samples: dict[str, GaitSample]
     source: str = ""
+    # What loading scaled to keep the style within the acceleration limits, with the reason
+    # (gait_planner_node.feasibility); empty when the file asks nothing beyond them.
+    limited: tuple[str, ...] = ()
 
     def key_velocity(self, key: str) -> np.ndarray:
         return np.asarray(self.samples[key].velocity, dtype=float)
@@ -310,7 +314,11 @@ def style_from_mapping(data: Mapping, source: str = "<style>") -> Style:
     _check_key_velocities(velocities, errors)
     if errors:
         raise StyleError(source, _attribute_to_defaults(errors, defaults, samples_data))
-    return Style(name, str(data.get("description", "")), samples, source)
+    limited = []
+    for key in SAMPLE_KEYS:
+        samples[key], reasons = limit_sample(key, samples[key])
+        limited += reasons
+    return Style(name, str(data.get("description", "")), samples, source, tuple(limited))
 
 
 def load_style(name_or_path: str | Path) -> Style:

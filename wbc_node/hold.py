@@ -56,17 +56,18 @@ class StanceHold:
         middle = 0.5 * (feet_position["left"][:2] + feet_position["right"][:2])
         return cls(table, stamp_s, stamp_s + at, plan, feet_position, feet_quat, middle)
 
-    def reference(self, now_s: float, step_s: float, joint_posture_rad: np.ndarray,
-                  upper_index: np.ndarray) -> WbcReference:
-        """The WBC reference at ``now_s``: the last reference until the hold time, then frozen;
-        the CoM on the last plan while it covers the way there, else to the held soles' middle."""
-        offsets = np.minimum(now_s + step_s * np.arange(3), self.hold_at_s) - self.stamp_s
-        samples = self.table.sample(offsets)
+    def reference(self, now_s: float, joint_posture_rad: np.ndarray, upper_index: np.ndarray) -> WbcReference:
+        """The WBC reference at ``now_s``: the last reference until the hold time, then frozen (at
+        rest); the CoM on the last plan while it covers the way there, else to the held soles'
+        middle."""
+        motion = self.table.motion(min(now_s, self.hold_at_s) - self.stamp_s)
+        if now_s >= self.hold_at_s:
+            motion = motion.frozen()
         if self.plan is not None and now_s < self.hold_at_s and now_s <= self.plan.end_s:
             com = self.plan.at(now_s)
         else:
             com = (self.com_target_m, np.zeros(2), np.zeros(2))
-        return wbc_reference(samples, step_s, com, joint_posture_rad, upper_index)
+        return wbc_reference(motion, com, joint_posture_rad, upper_index)
 
     def released_by(self, sample: dict[str, np.ndarray]) -> bool:
         """Whether a fresh reference ``sample`` (one time, :meth:`ReferenceTable.sample`) stands

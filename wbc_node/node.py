@@ -33,10 +33,12 @@ from biped_common.ros_cdr_writers import JointCommandWriter
 from biped_common.errors import ConfigError
 from biped_common.rates import FRESH_START_S
 from biped_common.robot_model import load_robot
-from biped_common.ros_node_tools import GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config, run_node
+from biped_common.ros_node_tools import (GuardedNode, PLAN_QOS, RepeatFilter, SENSOR_QOS, declare_config,
+                                        declare_section, run_node)
 from biped_common.state import BaseState
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
+from wbc_node.wbc import WbcGains
 
 # Lockstep pacing: the bridge steps when the WBC answers, the planner runs on /clock in another
 # process. A frame more than LOCKSTEP_MAX_INPUT_LAG_S of sim time ahead of the gait reference and
@@ -56,6 +58,7 @@ class WbcNodeConfig:
     robot: str = "humanoid"
     mode: str = "stand"                  # stand | walk
     state_source: str = "estimator"      # estimator (/odom) | ground_truth (walk mode)
+    gains_file: str = ""                 # task weights and gains (empty: config/wbc.yaml); see gains.* too
 
     def __post_init__(self):
         if self.mode not in ("stand", "walk"):
@@ -76,7 +79,8 @@ class WbcNode(GuardedNode):
         self._warn = RepeatFilter(self.get_logger().warning)
         self._log_error = RepeatFilter(self.get_logger().error)
         self.stand = StandController(self.robot)
-        self.walker = WalkingWbc(self.robot, log=self._warn) if self.walking else None
+        gains = declare_section(self, "gains", WbcGains.load(self.config.gains_file or None)) if self.walking else None
+        self.walker = WalkingWbc(self.robot, gains, log=self._warn) if self.walking else None
         # Pair the base state with the frame by stamp for either source (the estimator stamps its
         # /odom with the frame it estimates), so every answer uses the state of its own frame.
         self._pair_truth = self.walking

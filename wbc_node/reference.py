@@ -1,13 +1,65 @@
-"""The WBC's reference at one instant, from gait-reference arrays and the MPC's CoM plan."""
+"""The WBC's reference at one instant, from gait-reference arrays and the MPC's CoM plan.
+
+The planner samples its reference on a time grid (dense over the first tenths of a second); the
+WBC needs it — with its velocity and acceleration, fed forward to every task — at each control
+tick between two grid times. :class:`ReferenceTable` interpolates the grid with a piecewise cubic
+Hermite spline whose knot slopes are those of the parabola through each knot and its neighbours
+(C¹; exact for quadratics, on non-uniform grids too), so the rates are continuous and the
+accelerations finite — linear interpolation had zero acceleration inside a grid interval and a
+spike at every knot. Angular rates of the pelvis and soles follow from the quaternions' derivatives
+(ω = 2 vec(q̇ ⊗ q̄), α = 2 vec(q̈ ⊗ q̄), world axes).
+"""
 
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 
 import numpy as np
 
 from biped_common.gait_reference import GaitReference
+from biped_common.rotations import quat_conjugate, quat_multiply
 from wbc_node.wbc import SIDES, FootTarget, WbcReference
+
+
+def knot_slopes(times_s: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Slopes (N, C) at the knots ``times_s`` (N,) of the columns ``values`` (N, C): at an inner
+    knot the derivative of the parabola through it and its two neighbours (the three-point formula
+    for non-uniform spacing), at the ends the end interval's slope."""
+    n = times_s.size
+    if n < 2:
+        return np.zeros_like(values)
+    h = np.diff(times_s)[:, None]
+    secant = np.diff(values, axis=0) / h
+    slopes = np.empty_like(values)
+    slopes[0], slopes[-1] = secant[0], secant[-1]
+    if n > 2:
+        slopes[1:-1] = (h[1:] * secant[:-1] + h[:-1] * secant[1:]) / (h[:-1] + h[1:])
+    return slopes
+
+
+@dataclass(frozen=True)
+class ReferenceMotion:
+    """The reference at one instant: per key (as :meth:`ReferenceTable.sample`'s) its value, rate
+    [per s] and acceleration [per s²]; stance flags in ``value`` only; quaternions normalized in
+    ``value``, their raw derivatives in ``rate`` and ``acceleration``."""
+
+    value: dict[str, np.ndarray]
+    rate: dict[str, np.ndarray]
+    acceleration: dict[str, np.ndarray]
+
+    def frozen(self) -> "ReferenceMotion":
+        """The same pose, at rest (zero rates and accelerations)."""
+        zero = {k: np.zeros_like(v) for k, v in self.rate.items()}
+        return ReferenceMotion(self.value, zero, {k: v.copy() for k, v in zero.items()})
+
+
+def angular_rates(quat_wxyz: np.ndarray, quat_rate: np.ndarray, quat_acceleration: np.ndarray):
+    """Angular velocity [rad/s] and acceleration [rad/s²] (3,) in world axes of a unit quaternion
+    moving at q̇, q̈: ω = 2 vec(q̇ ⊗ q̄), α = 2 vec(q̈ ⊗ q̄) (the q̇ ⊗ q̇̄ term of α is real for a
+    unit quaternion)."""
+    conjugate = quat_conjugate(quat_wxyz)
+    return 2.0 * quat_multiply(quat_rate, conjugate)[1:], 2.0 * quat_multiply(quat_acceleration, conjugate)[1:]
 
 
 class ReferenceTable:
@@ -33,36 +85,67 @@ class ReferenceTable:
             self._layout.append((key, slice(column, column + flat.shape[1]), value.shape[1:]))
             column += flat.shape[1]
         self._matrix = np.hstack(blocks) if blocks else np.zeros((n, 0))
+        self._slopes = knot_slopes(np.asarray(self.times_s, dtype=float), self._matrix)
         self._times_list = self.times_s.tolist()  # bisect on a list: ≈ 20× cheaper than np.searchsorted for 3 times
         # Every quaternion's 4 columns, to normalize them all in one operation.
         self._quat_columns = np.array([np.arange(c.start, c.stop) for key, c, _ in self._layout
                                        if key.endswith("quat_wxyz")], dtype=int).reshape(-1, 4)
 
-    def sample(self, times_s: np.ndarray) -> dict[str, np.ndarray]:
-        """The arrays linearly interpolated at ``times_s`` (relative to the arrays' own time
-        origin; held constant outside it); stance flags from the latest sample at or before each
-        time; quaternions normalized after interpolation (the samples are close)."""
-        t = np.asarray(times_s, dtype=float)
-        src, last = self._times_list, len(self._times_list) - 1
-        lower, upper, weight, flag_index = [], [], [], []
-        for time_s in t.tolist():
-            above = min(max(bisect_right(src, time_s), 1), max(last, 1))
-            span = max(src[above] - src[above - 1], 1e-12)
-            lower.append(above - 1)
-            upper.append(above)
-            weight.append(min(max((time_s - src[above - 1]) / span, 0.0), 1.0))
-            flag_index.append(min(max(bisect_right(src, time_s + 1e-9) - 1, 0), last))
-        w = np.array(weight)[:, None]
-        values = (1.0 - w) * self._matrix[lower] + w * self._matrix[upper]
-        if self._quat_columns.size:
+    def _interval(self, time_s: float) -> tuple[int, float, float]:
+        """The grid interval (its first knot's index) holding ``time_s``, its length [s] and the
+        position s ∈ [0, 1] in it (clamped: held constant outside the grid)."""
+        src = self._times_list  # (at least two knots: the callers hold a single one)
+        above = min(max(bisect_right(src, time_s), 1), len(src) - 1)
+        span = max(src[above] - src[above - 1], 1e-12)
+        return above - 1, span, min(max((time_s - src[above - 1]) / span, 0.0), 1.0)
+
+    def _unpack(self, values: np.ndarray, times: np.ndarray, normalize: bool) -> dict[str, np.ndarray]:
+        if normalize and self._quat_columns.size:
             quats = values[:, self._quat_columns]
             values[:, self._quat_columns] = quats / np.sqrt((quats * quats).sum(axis=-1, keepdims=True))
-        out = {"times_s": t}
+        out = {"times_s": times}
         for key, columns, shape in self._layout:
-            out[key] = values[:, columns].reshape((t.size,) + shape)
-        for key, flags in self._flags.items():
-            out[key] = flags[flag_index]
+            out[key] = values[:, columns].reshape((times.size,) + shape)
         return out
+
+    def _flag_index(self, time_s: float) -> int:
+        return min(max(bisect_right(self._times_list, time_s + 1e-9) - 1, 0), len(self._times_list) - 1)
+
+    def sample(self, times_s: np.ndarray) -> dict[str, np.ndarray]:
+        """The arrays at ``times_s`` (relative to the arrays' own time origin; held constant
+        outside it) on the cubic spline through the grid (see the module docstring); stance flags
+        from the latest sample at or before each time; quaternions normalized."""
+        t = np.asarray(times_s, dtype=float)
+        rows = np.empty((t.size, self._matrix.shape[1]))
+        for k, time_s in enumerate(t.tolist()):
+            i, h, s = self._interval(time_s)
+            if len(self._times_list) == 1:
+                rows[k] = self._matrix[0]
+                continue
+            s2, s3 = s * s, s * s * s
+            rows[k] = ((2 * s3 - 3 * s2 + 1) * self._matrix[i] + (-2 * s3 + 3 * s2) * self._matrix[i + 1]
+                       + h * ((s3 - 2 * s2 + s) * self._slopes[i] + (s3 - s2) * self._slopes[i + 1]))
+        out = self._unpack(rows, t, normalize=True)
+        flags = [self._flag_index(time_s) for time_s in t.tolist()]
+        for key, values in self._flags.items():
+            out[key] = values[flags]
+        return out
+
+    def motion(self, time_s: float) -> ReferenceMotion:
+        """Value, rate and acceleration of every array at one time ``time_s`` (relative) on the
+        spline; outside the grid the value is held and the rates are zero."""
+        times = np.array([time_s], dtype=float)
+        m, d = self._matrix, self._slopes
+        if len(self._times_list) == 1 or not self._times_list[0] <= time_s <= self._times_list[-1]:
+            value = self.sample(times)
+            zero = self._unpack(np.zeros((1, m.shape[1])), times, normalize=False)
+            return ReferenceMotion(value, zero, {k: v.copy() for k, v in zero.items()})
+        i, h, s = self._interval(time_s)
+        s2 = s * s
+        rate = ((6 * s2 - 6 * s) * (m[i] - m[i + 1]) / h + (3 * s2 - 4 * s + 1) * d[i] + (3 * s2 - 2 * s) * d[i + 1])
+        accel = ((12 * s - 6) * (m[i] - m[i + 1]) / h**2 + ((6 * s - 4) * d[i] + (6 * s - 2) * d[i + 1]) / h)
+        return ReferenceMotion(self.sample(times), self._unpack(rate[None], times, normalize=False),
+                               self._unpack(accel[None], times, normalize=False))
 
     def first_double_support_s(self, offset_s: float) -> float | None:
         """The first time [s] (relative, like :meth:`sample`) at or after ``offset_s`` with both
@@ -75,27 +158,30 @@ class ReferenceTable:
         return float(self.times_s[index + later[0]]) if later.size else None
 
 
-def wbc_reference(samples: dict[str, np.ndarray], step_s: float, com_plan_sample, joint_posture_rad: np.ndarray,
+def wbc_reference(motion: ReferenceMotion, com_plan_sample, joint_posture_rad: np.ndarray,
                   upper_index: np.ndarray | None = None) -> WbcReference:
-    """The reference at ``samples``' first time, with rates and accelerations by finite
-    differences over its first three samples (spaced ``step_s`` [s]). ``com_plan_sample`` is
-    (position, velocity, acceleration) of the horizontal CoM from the MPC plan. Upper-body joint
-    angles from the samples replace ``joint_posture_rad`` at ``upper_index`` (robot order), with
-    their rates and accelerations (zero for the other joints)."""
+    """The WBC reference from the gait reference's ``motion`` at one instant (values, rates and
+    accelerations fed forward) and ``com_plan_sample`` (position, velocity, acceleration of the
+    horizontal CoM from the MPC plan). Upper-body joint angles replace ``joint_posture_rad`` at
+    ``upper_index`` (robot order), with their rates and accelerations (zero for the other joints)."""
+    value, rate, accel = motion.value, motion.rate, motion.acceleration
     feet = {}
     for side in SIDES:
-        p = samples[f"{side}_sole_position_m"]
-        feet[side] = FootTarget(bool(samples[f"{side}_in_stance"][0]), p[0], (p[1] - p[0]) / step_s,
-                                (p[2] - 2 * p[1] + p[0]) / step_s**2, samples[f"{side}_sole_quat_wxyz"][0])
+        quat = value[f"{side}_sole_quat_wxyz"][0]
+        omega, alpha = angular_rates(quat, rate[f"{side}_sole_quat_wxyz"][0], accel[f"{side}_sole_quat_wxyz"][0])
+        feet[side] = FootTarget(bool(value[f"{side}_in_stance"][0]), value[f"{side}_sole_position_m"][0],
+                                rate[f"{side}_sole_position_m"][0], accel[f"{side}_sole_position_m"][0], quat,
+                                omega, alpha)
     posture = np.array(joint_posture_rad, dtype=float)
-    rate, accel = np.zeros(posture.size), np.zeros(posture.size)
-    if upper_index is not None and "upper_joints_rad" in samples and samples["upper_joints_rad"].shape[1]:
-        upper = samples["upper_joints_rad"]
-        posture[upper_index] = upper[0]
-        rate[upper_index] = (upper[1] - upper[0]) / step_s
-        accel[upper_index] = (upper[2] - 2 * upper[1] + upper[0]) / step_s**2
-    height = samples["pelvis_height_m"]
+    posture_rate, posture_accel = np.zeros(posture.size), np.zeros(posture.size)
+    if upper_index is not None and "upper_joints_rad" in value and value["upper_joints_rad"].shape[1]:
+        posture[upper_index] = value["upper_joints_rad"][0]
+        posture_rate[upper_index] = rate["upper_joints_rad"][0]
+        posture_accel[upper_index] = accel["upper_joints_rad"][0]
+    pelvis_quat = value["pelvis_quat_wxyz"][0]
+    omega, alpha = angular_rates(pelvis_quat, rate["pelvis_quat_wxyz"][0], accel["pelvis_quat_wxyz"][0])
     c, v, a = com_plan_sample
-    return WbcReference(np.asarray(c), np.asarray(v), np.asarray(a), float(height[0]),
-                        float((height[1] - height[0]) / step_s), samples["pelvis_quat_wxyz"][0], feet, posture,
-                        rate, accel)
+    return WbcReference(np.asarray(c), np.asarray(v), np.asarray(a), float(value["pelvis_height_m"][0]),
+                        float(rate["pelvis_height_m"][0]), pelvis_quat, feet, posture, posture_rate, posture_accel,
+                        pelvis_height_accel_m_s2=float(accel["pelvis_height_m"][0]),
+                        pelvis_angular_velocity_rad_s=omega, pelvis_angular_acceleration_rad_s2=alpha)

@@ -1,7 +1,7 @@
 """The walking whole-body controller as one tick (ROS-free): the latest gait reference and CoM
 plan plus the measured state in, a joint command out, at every control period.
 
-Samples the reference at the frame's time (rates by finite differences), builds the WBC
+Samples the reference at the frame's time (with its rates and accelerations), builds the WBC
 reference (:mod:`wbc_node.reference`), solves the QP (:mod:`wbc_node.wbc`), and integrates the
 accelerations into position/velocity setpoints. When they go stale (older than
 :data:`MAX_REFERENCE_AGE_S` / :data:`MAX_PLAN_AGE_S` of sim time: a previous plan bridges a few
@@ -29,7 +29,6 @@ from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
 
-FINITE_DIFFERENCE_S = 0.004
 MAX_CONTROL_PERIOD_S = 0.02  # a longer gap between frames is a gap, not the rate
 MAX_REFERENCE_AGE_S = 0.25   # a gait reference older than this is stale (the planner stopped)
 MAX_PLAN_AGE_S = 0.5         # a CoM plan older than this is stale (the MPC stopped or keeps failing)
@@ -152,11 +151,9 @@ class WalkingWbc:
             self._log(f"WBC: stale gait reference or CoM plan: stopping in the double support at "
                       f"t = {self.hold.hold_at_s:.3f} s")
         if self.hold is not None:
-            reference = self.hold.reference(now, FINITE_DIFFERENCE_S, self.robot.standing_posture_rad,
-                                            self._upper_index)
+            reference = self.hold.reference(now, self.robot.standing_posture_rad, self._upper_index)
         else:
-            samples = self._arrays.sample(offset + FINITE_DIFFERENCE_S * np.arange(3))
-            reference = wbc_reference(samples, FINITE_DIFFERENCE_S, self.plan.at(now),
+            reference = wbc_reference(self._arrays.motion(offset), self.plan.at(now),
                                       self.robot.standing_posture_rad, self._upper_index)
         self.last_reference = reference
         out = self.wbc.solve(q, v, reference)

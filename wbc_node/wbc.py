@@ -26,11 +26,13 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
 
-from biped_common.config import bounded
+from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
+from biped_common.resources import params_file
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import quat_to_matrix, skew
 from biped_common.small_math import all_finite
@@ -52,6 +54,8 @@ class WbcGains:
     pelvis_weight: float = bounded(0.0, 1e6, "")
     pelvis_kp: float = bounded(0.0, 1e4, "1/s²")
     pelvis_kd: float = bounded(0.0, 1e3, "1/s")
+    pelvis_rotation_kp: float = bounded(0.0, 1e4, "1/s²", "pelvis orientation stiffness (pelvis_kp: its height's)")
+    pelvis_rotation_kd: float = bounded(0.0, 1e3, "1/s")
     swing_weight: float = bounded(0.0, 1e6, "")
     swing_kp: float = bounded(0.0, 1e4, "1/s²")
     swing_kd: float = bounded(0.0, 1e3, "1/s")
@@ -60,31 +64,39 @@ class WbcGains:
     posture_kp: float = bounded(0.0, 1e4, "1/s²")
     posture_kd: float = bounded(0.0, 1e3, "1/s")
     stance_kd: float = bounded(0.0, 1e3, "1/s", "stance-foot velocity damping")
+    swing_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²", "largest swing-sole acceleration fed forward")
+    pelvis_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²", "largest pelvis height acceleration fed forward")
     friction: float = bounded(0.05, 2.0, "", "Coulomb friction coefficient μ")
     min_normal_force_n: float = bounded(0.0, 100.0, "N")
     acceleration_regularization: float = bounded(1e-9, 1.0, "")
     force_regularization: float = bounded(1e-9, 1.0, "")
 
     @classmethod
+    def load(cls, path: str | Path | None = None) -> "WbcGains":
+        """From a YAML file (default: the shipped ``config/wbc.yaml``); ConfigError naming the
+        field (bounds checked)."""
+        path = Path(path) if path else params_file("wbc.yaml")
+        return dataclass_from_mapping(cls, load_yaml_mapping(path), "")
+
+    @classmethod
     def default(cls) -> "WbcGains":
-        return cls(com_weight=100.0, com_kp=60.0, com_kd=15.0,
-                   pelvis_weight=10.0, pelvis_kp=100.0, pelvis_kd=20.0,
-                   swing_weight=100.0, swing_kp=150.0, swing_kd=25.0,
-                   posture_weight=0.05, upper_weight=1.0, posture_kp=100.0, posture_kd=20.0,
-                   stance_kd=20.0, friction=0.6, min_normal_force_n=1.0,
-                   acceleration_regularization=1e-5, force_regularization=1e-5)
+        """The shipped gains (``config/wbc.yaml``)."""
+        return cls.load()
 
 
 @dataclass(frozen=True)
 class FootTarget:
     """A foot's reference at this instant: in stance or not; sole position [m], velocity [m/s],
-    acceleration [m/s²] and orientation (w, x, y, z) in the world (used when swinging)."""
+    acceleration [m/s²], orientation (w, x, y, z), angular velocity [rad/s] and acceleration
+    [rad/s²] in the world (used when swinging; None: zero)."""
 
     in_stance: bool
     position_m: np.ndarray
     velocity_m_s: np.ndarray
     acceleration_m_s2: np.ndarray
     quat_wxyz: np.ndarray
+    angular_velocity_rad_s: np.ndarray | None = None
+    angular_acceleration_rad_s2: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,9 @@ class WbcReference:
     joint_posture_rad: np.ndarray   # all joints, robot order (legs: standing posture; upper: reference)
     joint_posture_rate_rad_s: np.ndarray | None = None    # its rate (None: zero)
     joint_posture_accel_rad_s2: np.ndarray | None = None  # its acceleration, fed forward (None: zero)
+    pelvis_height_accel_m_s2: float = 0.0
+    pelvis_angular_velocity_rad_s: np.ndarray | None = None      # world axes (None: zero)
+    pelvis_angular_acceleration_rad_s2: np.ndarray | None = None  # world axes (None: zero)
 
 
 @dataclass(frozen=True)
@@ -137,6 +152,25 @@ def points_jacobian(rotation: np.ndarray, frame_jacobian: np.ndarray, points_in_
 _SKEW_OF = np.array([[0, 0, 0, 0, 0, -1, 0, 1, 0],
                      [0, 0, 1, 0, 0, 0, -1, 0, 0],
                      [0, -1, 0, 1, 0, 0, 0, 0, 0]], dtype=float)
+
+
+def _clipped_norm(vector: np.ndarray, limit: float) -> np.ndarray:
+    """``vector`` scaled down to norm ``limit`` if longer (direction kept)."""
+    norm = float(np.linalg.norm(vector))
+    return vector * (limit / norm) if norm > limit else vector
+
+
+def _angular_feedback(rotation_error: np.ndarray, angular_velocity: np.ndarray, reference_velocity: np.ndarray | None,
+                      reference_acceleration: np.ndarray | None, kp: float, kd: float) -> np.ndarray:
+    """Desired angular acceleration (3,) [rad/s², world] of an orientation task: α_ref + k_p e +
+    k_d (ω_ref − ω), ``rotation_error`` e = log(R_ref Rᵀ) (world axes); a None reference rate or
+    acceleration is zero."""
+    desired = kp * rotation_error - kd * angular_velocity
+    if reference_velocity is not None:
+        desired = desired + kd * reference_velocity
+    if reference_acceleration is not None:
+        desired = desired + reference_acceleration
+    return desired
 
 
 @dataclass
@@ -262,10 +296,14 @@ class WholeBodyController:
         # Pelvis height and orientation.
         base_pose, base_jac, base_vel, base_drift = self._frame(self._base_frame)
         a_pelvis = np.empty(4)
-        a_pelvis[0] = g.pelvis_kp * (ref.pelvis_height_m - base_pose.translation[2]) + g.pelvis_kd * (
-            ref.pelvis_height_rate_m_s - base_vel[2])
+        feedforward = min(max(ref.pelvis_height_accel_m_s2, -g.pelvis_feedforward_limit_m_s2),
+                          g.pelvis_feedforward_limit_m_s2)
+        a_pelvis[0] = feedforward + g.pelvis_kp * (ref.pelvis_height_m - base_pose.translation[2]) + \
+            g.pelvis_kd * (ref.pelvis_height_rate_m_s - base_vel[2])
         rotation_error = pin.log3(quat_to_matrix(ref.pelvis_quat_wxyz) @ base_pose.rotation.T)
-        a_pelvis[1:] = g.pelvis_kp * rotation_error - g.pelvis_kd * base_vel[3:]
+        a_pelvis[1:] = _angular_feedback(rotation_error, base_vel[3:], ref.pelvis_angular_velocity_rad_s,
+                                         ref.pelvis_angular_acceleration_rad_s2, g.pelvis_rotation_kp,
+                                         g.pelvis_rotation_kd)
         task(base_jac[2:6], base_drift[2:6], a_pelvis, g.pelvis_weight)
 
         # Swing feet: pose tracking; stance feet: constraints below.
@@ -277,9 +315,11 @@ class WholeBodyController:
                 stance_rows.append((side, pose, jac, vel, drift))
                 continue
             a_foot = np.empty(6)
-            a_foot[:3] = (target.acceleration_m_s2 + g.swing_kp * (target.position_m - pose.translation)
+            a_foot[:3] = (_clipped_norm(target.acceleration_m_s2, g.swing_feedforward_limit_m_s2) + g.swing_kp * (target.position_m - pose.translation)
                           + g.swing_kd * (target.velocity_m_s - vel[:3]))
-            a_foot[3:] = g.swing_kp * pin.log3(quat_to_matrix(target.quat_wxyz) @ pose.rotation.T) - g.swing_kd * vel[3:]
+            a_foot[3:] = _angular_feedback(pin.log3(quat_to_matrix(target.quat_wxyz) @ pose.rotation.T), vel[3:],
+                                           target.angular_velocity_rad_s, target.angular_acceleration_rad_s2,
+                                           g.swing_kp, g.swing_kd)
             task(jac, drift, a_foot, g.swing_weight)
 
         # Posture (joints only).

@@ -25,6 +25,13 @@ def test_check_valid_and_invalid(tmp_path, capsys):
     assert "samples.forward_fast.velocity: must be faster than forward_slow" in err
 
 
+def test_check_reports_what_loading_scaled(capsys):
+    assert main(["style", "check", str(styles_dir() / "bouncy.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "scaled at load: samples.forward_fast.left_swing: asks 91 m/s² of the sole" in out
+    assert "scaled at load: samples.forward_fast.pelvis.height_m" in out
+
+
 def test_render_writes_the_pictures(tmp_path):
     assert main(["style", "render", "neutral", "--out", str(tmp_path), "--robot", "biped"]) == 0
     for name in ("footprints.png", "foot_and_pelvis.png", "gait_diagram.png"):

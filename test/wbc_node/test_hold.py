@@ -33,7 +33,7 @@ def test_the_hold_is_the_next_double_support_and_everything_freezes_there():
     hold = StanceHold.start(table, 10.0, now, plan=None)
     first_ds = reference.times_s[single:][both[single:]][0]
     assert hold.hold_at_s == pytest.approx(10.0 + first_ds)
-    later = hold.reference(hold.hold_at_s + 0.5, 0.004, POSTURE, np.zeros(0, dtype=int))
+    later = hold.reference(hold.hold_at_s + 0.5, POSTURE, np.zeros(0, dtype=int))
     for side in ("left", "right"):
         foot = later.feet[side]
         assert foot.in_stance

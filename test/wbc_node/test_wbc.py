@@ -2,10 +2,13 @@
 unilateral contact and torque limits hold in every solution; every task Jacobian and drift
 matches finite differences; bad input is refused, not solved."""
 
+from pathlib import Path
+
 import numpy as np
 import pinocchio as pin
 import pytest
 
+from biped_common.resources import params_file
 from biped_common.robot_model import load_robot, mujoco_to_pinocchio_q
 from wbc_node.wbc import SIDES, FootTarget, WbcReference, WholeBodyController, point_jacobian
 
@@ -220,3 +223,14 @@ def test_a_solver_failure_is_retried_with_the_backup_solver(monkeypatch):
     monkeypatch.setattr(wbc_module, "solve_qp", lambda *a, **k: QpSolution(False, "broken", None))
     out = wbc.solve(q, v, reference)
     assert not out.ok and "torque limits relaxed" in out.status and out.status.startswith("QP failed")
+
+
+def test_the_gains_file_is_validated_naming_the_field(tmp_path):
+    from biped_common.errors import ConfigError
+    from wbc_node.wbc import WbcGains
+    assert WbcGains.load() == WbcGains.default()
+    text = Path(params_file("wbc.yaml")).read_text().replace("swing_kp: 150.0", "swing_kp: -3.0")
+    path = tmp_path / "wbc.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="swing_kp"):
+        WbcGains.load(path)

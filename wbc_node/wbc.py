@@ -13,7 +13,8 @@ accelerations v̇ (nv) and the ground-reaction forces f of four contact points p
 
 holds CoP limits implicitly (the CoP of non-negative corner forces lies inside the sole). Tasks
 a*_i are PD laws on: CoM horizontal (from the MPC: c̈_ref + Kp e + Kd ė), pelvis height and
-orientation, swing-foot pose, joint posture (upper body from the gait reference). The joint
+orientation, swing-foot pose, joint posture (upper body from the gait reference) — one class
+each in :mod:`wbc_node.tasks`, built from :class:`WbcGains` by :func:`tasks_from_gains`. The joint
 torques τ = M_j v̇ + h_j − J_c,jᵀ f are the output, with position/velocity setpoints integrated
 from v̇ for drivers that close their own loop.
 
@@ -29,17 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pinocchio as pin
 
 from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
 from biped_common.resources import params_file
 from biped_common.robot_model import FootGeometry, RobotModel
-from biped_common.rotations import quat_to_matrix, skew
+from biped_common.rotations import skew
 from biped_common.small_math import all_finite
 from wbc_node.qp import QpSolution, solve_qp
+from wbc_node.tasks import SIDES, ComTask, Kinematics, PelvisTask, PostureTask, SwingFootTask, Task
 
-SIDES = ("left", "right")
-LWA = pin.LOCAL_WORLD_ALIGNED
 SOFT_STANCE_WEIGHT = 1e4  # the stance feet's no-motion as a cost, in the fallback attempt only
 TORQUE_ROW_TOLERANCE = 1e-4  # relative, as solve_qp's constraint check (tolerance 1e-5 × 10)
 
@@ -154,25 +153,6 @@ _SKEW_OF = np.array([[0, 0, 0, 0, 0, -1, 0, 1, 0],
                      [0, -1, 0, 1, 0, 0, 0, 0, 0]], dtype=float)
 
 
-def _clipped_norm(vector: np.ndarray, limit: float) -> np.ndarray:
-    """``vector`` scaled down to norm ``limit`` if longer (direction kept)."""
-    norm = float(np.linalg.norm(vector))
-    return vector * (limit / norm) if norm > limit else vector
-
-
-def _angular_feedback(rotation_error: np.ndarray, angular_velocity: np.ndarray, reference_velocity: np.ndarray | None,
-                      reference_acceleration: np.ndarray | None, kp: float, kd: float) -> np.ndarray:
-    """Desired angular acceleration (3,) [rad/s², world] of an orientation task: α_ref + k_p e +
-    k_d (ω_ref − ω), ``rotation_error`` e = log(R_ref Rᵀ) (world axes); a None reference rate or
-    acceleration is zero."""
-    desired = kp * rotation_error - kd * angular_velocity
-    if reference_velocity is not None:
-        desired = desired + kd * reference_velocity
-    if reference_acceleration is not None:
-        desired = desired + reference_acceleration
-    return desired
-
-
 @dataclass
 class _QpLayout:
     """Preallocated QP matrices for a number of stance feet (the QP's size depends only on it):
@@ -207,9 +187,17 @@ class _QpLayout:
     def n_friction_rows(self) -> int:
         return 5 * self.nf // 3
 
+    @property
+    def torque_map(self) -> np.ndarray:
+        """The rows τ = torque_map x + h_j of the inequalities (a view: the +τ ≤ τ_max rows)."""
+        return self.g_ineq[self.n_friction_rows:self.n_friction_rows + self.nv - 6]
+
 
 class WholeBodyController:
-    """The QP above for one robot; :meth:`solve` once per control tick."""
+    """The QP above for one robot; :meth:`solve` once per control tick. Its cost is the sum of
+    :attr:`tasks` (:mod:`wbc_node.tasks`, weights and gains from :class:`WbcGains`); its
+    constraints are the floating-base dynamics, the stance feet, the friction cones and the
+    torque limits."""
 
     def __init__(self, robot: RobotModel, gains: WbcGains | None = None, solver: str = "daqp",
                  backup_solver: str = "quadprog"):
@@ -217,195 +205,125 @@ class WholeBodyController:
         self.gains = gains or WbcGains.default()
         self.solver = solver
         self.backup_solver = backup_solver
-        self.model = robot.pin_model
-        self.data = self.model.createData()
-        self.nv = self.model.nv
-        self.sole_frames = {side: self.model.getFrameId(robot.description.feet[side].sole_site) for side in SIDES}
+        self.kinematics = Kinematics(robot)
+        self.model, self.data, self.nv = self.kinematics.model, self.kinematics.data, self.kinematics.nv
+        self.sole_frames = self.kinematics.sole_frames
         geometry = FootGeometry.from_robot(robot)
         w = geometry.half_width_m
         self.corners_sole = np.array([[geometry.heel_x_m, -w, 0.0], [geometry.heel_x_m, w, 0.0],
                                       [geometry.toe_x_m, -w, 0.0], [geometry.toe_x_m, w, 0.0]])
         self.torque_limit_nm = robot.torque_limit_nm
-        self._base_frame = self.model.getFrameId(robot.description.base_body)
-        self._lower = np.tril_indices(self.nv, -1)
-        self._zero_v = np.zeros(self.nv)
-        legs = ("hip", "knee", "ankle")
-        upper = np.array([not any(k in n for k in legs) for n in robot.joint_names])
-        self._posture_weights = np.where(upper, self.gains.upper_weight, self.gains.posture_weight)
-        self._joint_diagonal = (np.arange(6, self.nv), np.arange(6, self.nv))
+        self.tasks = tasks_from_gains(self.gains, robot.joint_names)
         self._layouts = {k: _QpLayout.for_feet(k, self.nv, robot.n_joints, self.gains.friction,
                                                self.gains.min_normal_force_n) for k in (1, 2)}
 
-    # -- kinematics ----------------------------------------------------------------------------
-    def _update(self, q: np.ndarray, v: np.ndarray) -> None:
-        model, data = self.model, self.data
-        pin.forwardKinematics(model, data, q, v, self._zero_v)  # accelerations = drift J̇v
-        pin.computeJointJacobians(model, data, q)
-        pin.updateFramePlacements(model, data)
-        pin.crba(model, data, q)
-        data.M[self._lower] = data.M.T[self._lower]  # crba fills the upper triangle
-        pin.nonLinearEffects(model, data, q, v)
-        pin.jacobianCenterOfMass(model, data, q, False)
-        pin.centerOfMass(model, data, q, v, self._zero_v)
-
-    def _frame(self, frame_id: int):
-        """Placement, 6×nv Jacobian (linear; angular) in world axes, spatial velocity (6,) and
-        classical acceleration drift J̇v (6,) of a frame."""
-        model, data = self.model, self.data
-        jac = pin.getFrameJacobian(model, data, frame_id, LWA)
-        vel = pin.getFrameVelocity(model, data, frame_id, LWA).vector
-        drift = pin.getFrameClassicalAcceleration(model, data, frame_id, LWA).vector
-        return data.oMf[frame_id], jac, vel, drift
-
     def com(self) -> tuple[np.ndarray, np.ndarray]:
         """CoM position [m] and velocity [m/s] in the world at the last solve's state."""
-        return self.data.com[0].copy(), self.data.vcom[0].copy()
+        return self.kinematics.com_position_m.copy(), self.kinematics.com_velocity_m_s.copy()
 
-    # -- the QP --------------------------------------------------------------------------------
     def solve(self, q: np.ndarray, v: np.ndarray, ref: WbcReference) -> WbcOutput:
         """Torques for Pinocchio state (q, v) tracking ``ref``. A reference or state that is not
         finite, no stance foot, or a QP the solver cannot solve gives ``ok=False`` (no torques
         to apply: the caller falls back)."""
-        g, nv = self.gains, self.nv
         start = time.perf_counter()
         stance = [side for side in SIDES if ref.feet[side].in_stance]
         if not all_finite(q, v):
             return self._failed("non-finite state or reference", start)
         if not stance:
             return self._failed("no stance foot in the reference", start)
-        self._update(q, v)
-        data = self.data
+        self.kinematics.update(q, v)
         layout = self._layouts[len(stance)]
+        self._write_cost(layout, ref)
+        # Every reference value enters the gradient (targets, rates, posture, orientations through
+        # log3), so one test here refuses a non-finite reference before it can reach the QP.
+        if not math.isfinite(layout.cost_g.sum()):
+            return self._failed("non-finite state or reference", start)
+        self._write_constraints(layout, stance)
+        solution, status = self._solve_layout(layout)
+        if solution is None:
+            return self._failed(status, start)
+        x = solution.x
+        torque = layout.torque_map @ x + self.kinematics.bias[6:]
+        forces = x[self.nv:].reshape(-1, 4, 3)
+        return WbcOutput(True, status, np.clip(torque, -self.torque_limit_nm, self.torque_limit_nm), x[:self.nv],
+                         {side: forces[i] for i, side in enumerate(stance)}, time.perf_counter() - start)
+
+    def _write_cost(self, layout: "_QpLayout", ref: WbcReference) -> None:
+        """The QP's Hessian and gradient: every active task, then the regularization."""
+        nv = self.nv
         cost_h, cost_g = layout.cost_h, layout.cost_g
         cost_h.fill(0.0)
         cost_g.fill(0.0)
         h_vv, g_v = cost_h[:nv, :nv], cost_g[:nv]
-
-        def task(jac, drift, desired, weight):
-            # w |J v̇ + J̇v − a*|² on the v̇ block.
-            weighted = weight * jac.T
-            np.add(h_vv, weighted @ jac, out=h_vv)
-            np.add(g_v, weighted @ (desired - drift), out=g_v)
-
-        # CoM horizontal.
-        com, vcom = data.com[0], data.vcom[0]
-        a_com = (ref.com_acceleration_m_s2 + g.com_kp * (ref.com_position_m - com[:2])
-                 + g.com_kd * (ref.com_velocity_m_s - vcom[:2]))
-        task(data.Jcom[:2], data.acom[0][:2], a_com, g.com_weight)
-
-        # Pelvis height and orientation.
-        base_pose, base_jac, base_vel, base_drift = self._frame(self._base_frame)
-        a_pelvis = np.empty(4)
-        feedforward = min(max(ref.pelvis_height_accel_m_s2, -g.pelvis_feedforward_limit_m_s2),
-                          g.pelvis_feedforward_limit_m_s2)
-        a_pelvis[0] = feedforward + g.pelvis_kp * (ref.pelvis_height_m - base_pose.translation[2]) + \
-            g.pelvis_kd * (ref.pelvis_height_rate_m_s - base_vel[2])
-        rotation_error = pin.log3(quat_to_matrix(ref.pelvis_quat_wxyz) @ base_pose.rotation.T)
-        a_pelvis[1:] = _angular_feedback(rotation_error, base_vel[3:], ref.pelvis_angular_velocity_rad_s,
-                                         ref.pelvis_angular_acceleration_rad_s2, g.pelvis_rotation_kp,
-                                         g.pelvis_rotation_kd)
-        task(base_jac[2:6], base_drift[2:6], a_pelvis, g.pelvis_weight)
-
-        # Swing feet: pose tracking; stance feet: constraints below.
-        stance_rows = []
-        for side in SIDES:
-            pose, jac, vel, drift = self._frame(self.sole_frames[side])
-            target = ref.feet[side]
-            if target.in_stance:
-                stance_rows.append((side, pose, jac, vel, drift))
-                continue
-            a_foot = np.empty(6)
-            a_foot[:3] = (_clipped_norm(target.acceleration_m_s2, g.swing_feedforward_limit_m_s2) + g.swing_kp * (target.position_m - pose.translation)
-                          + g.swing_kd * (target.velocity_m_s - vel[:3]))
-            a_foot[3:] = _angular_feedback(pin.log3(quat_to_matrix(target.quat_wxyz) @ pose.rotation.T), vel[3:],
-                                           target.angular_velocity_rad_s, target.angular_acceleration_rad_s2,
-                                           g.swing_kp, g.swing_kd)
-            task(jac, drift, a_foot, g.swing_weight)
-
-        # Posture (joints only).
-        q_joints, v_joints = q[7:], v[6:]
-        # Moving targets (arm swing, reaches) are tracked with their rate and acceleration fed
-        # forward; without them the posture lags by k_d / k_p times the target's speed.
-        a_posture = g.posture_kp * (ref.joint_posture_rad - q_joints) - g.posture_kd * v_joints
-        if ref.joint_posture_rate_rad_s is not None:
-            a_posture = a_posture + g.posture_kd * ref.joint_posture_rate_rad_s
-        if ref.joint_posture_accel_rad_s2 is not None:
-            a_posture = a_posture + ref.joint_posture_accel_rad_s2
-        weights = self._posture_weights
-        cost_h[self._joint_diagonal] += weights
-        cost_g[6:nv] += weights * a_posture
-
-        # Every reference value enters the gradient (targets, rates, posture, orientations through
-        # log3), so one test here refuses a non-finite reference before it can reach the QP.
-        if not math.isfinite(cost_g.sum()):
-            return self._failed("non-finite state or reference", start)
+        for task in self.tasks:
+            if task.active(ref):
+                task.add_cost(self.kinematics, ref, h_vv, g_v)
         diagonal = cost_h.reshape(-1)[::cost_h.shape[0] + 1]  # a view: the Hessian's diagonal
-        diagonal[:nv] += g.acceleration_regularization
-        diagonal[nv:] += g.force_regularization
+        diagonal[:nv] += self.gains.acceleration_regularization
+        diagonal[nv:] += self.gains.force_regularization
 
-        # Contact Jacobians of the corner points (world axes), stance-foot constraints.
+    def _write_constraints(self, layout: "_QpLayout", stance: list[str]) -> None:
+        """Equalities (floating-base dynamics, stance feet at rest) and the torque-limit rows of
+        the inequalities (the friction rows never change: :class:`_QpLayout`)."""
+        kin, nv = self.kinematics, self.nv
+        # Contact Jacobians of the corner points (world axes); each stance foot does not move:
+        # J v̇ = −J̇v − K_d v (the damping bleeds off a foot's residual velocity).
         contact_jac, a_eq, b_eq = layout.contact_jac, layout.a_eq, layout.b_eq
-        for i, (side, pose, jac, vel, drift) in enumerate(stance_rows):
-            points_jacobian(pose.rotation, jac, self.corners_sole, contact_jac[12 * i:12 * i + 12])
-            a_eq[6 + 6 * i:12 + 6 * i, :nv] = jac  # (the force columns stay zero)
-            b_eq[6 + 6 * i:12 + 6 * i] = -drift - g.stance_kd * vel
-        mass, bias = data.M, data.nle
+        for i, side in enumerate(stance):
+            sole = kin.soles[side]
+            points_jacobian(sole.placement.rotation, sole.jacobian, self.corners_sole, contact_jac[12 * i:12 * i + 12])
+            a_eq[6 + 6 * i:12 + 6 * i, :nv] = sole.jacobian  # (the force columns stay zero)
+            b_eq[6 + 6 * i:12 + 6 * i] = -sole.drift - self.gains.stance_kd * sole.velocity
+        mass, bias = kin.mass_matrix, kin.bias
         # Floating-base dynamics rows: M_b v̇ − J_c,bᵀ f = −h_b.
         a_eq[:6, :nv] = mass[:6]
         a_eq[:6, nv:] = -contact_jac[:, :6].T
         b_eq[:6] = -bias[:6]
-
-        # Inequalities G x ≤ h: friction pyramid and unilateral contact per point (fixed rows),
-        # torque limits |τ| ≤ τ_max with τ = torque_map x + h_j.
-        g_ineq, h_ineq = layout.g_ineq, layout.h_ineq
-        friction_rows, nj = layout.n_friction_rows, self.robot.n_joints
-        torque_map = g_ineq[friction_rows:friction_rows + nj]
+        # Torque limits |τ| ≤ τ_max with τ = torque_map x + h_j.
+        torque_map, h_ineq, rows, nj = layout.torque_map, layout.h_ineq, layout.n_friction_rows, self.robot.n_joints
         torque_map[:, :nv] = mass[6:]
         torque_map[:, nv:] = -contact_jac[:, 6:].T
-        np.negative(torque_map, out=g_ineq[friction_rows + nj:])
-        np.subtract(self.torque_limit_nm, bias[6:], out=h_ineq[friction_rows:friction_rows + nj])
-        np.add(self.torque_limit_nm, bias[6:], out=h_ineq[friction_rows + nj:])
-        g_fric, h_fric = g_ineq[:friction_rows], h_ineq[:friction_rows]
+        np.negative(torque_map, out=layout.g_ineq[rows + nj:])
+        np.subtract(self.torque_limit_nm, bias[6:], out=h_ineq[rows:rows + nj])
+        np.add(self.torque_limit_nm, bias[6:], out=h_ineq[rows + nj:])
 
+    def _solve_layout(self, layout: "_QpLayout") -> tuple[QpSolution | None, str]:
+        """The QP as written in ``layout``, with fallbacks; (solution, status), or (None, the
+        reason) when every attempt fails."""
+        cost_h, cost_g, a_eq, b_eq, g_ineq, h_ineq = (layout.cost_h, layout.cost_g, layout.a_eq, layout.b_eq,
+                                                       layout.g_ineq, layout.h_ineq)
+        rows, nv = layout.n_friction_rows, self.nv
+        g_fric, h_fric = g_ineq[:rows], h_ineq[:rows]
         # The torque-limit rows are rarely active (none in 1500 ticks of a walk, measured), yet
         # they are most of the constraint matrix and half of DAQP's time. Solve without them
         # first: if that optimum respects the limits it is also the optimum with them (removing
         # inactive constraints from a convex QP does not move its optimum); otherwise solve again
         # with them.
         solution: QpSolution = solve_qp(cost_h, -cost_g, g_fric, h_fric, a_eq, b_eq, solver=self.solver)
-        if not (solution.ok and self._within_torque_limits(g_ineq[friction_rows:] @ solution.x,
-                                                           h_ineq[friction_rows:])):
+        if not (solution.ok and self._within_torque_limits(g_ineq[rows:] @ solution.x, h_ineq[rows:])):
             solution = solve_qp(cost_h, -cost_g, g_ineq, h_ineq, a_eq, b_eq, solver=self.solver)
-        status = "ok"
-        if not solution.ok:
-            # With free accelerations this QP is essentially always feasible, so a failure is
-            # numerical: re-solve with the backup solver, then without the torque-limit rows
-            # (torques clipped), rather than drop a walking robot onto the stand controller
-            # mid-step. The status says which answer this is.
-            failures = [f"{self.solver}: {solution.status}"]
-            # Soft stance: the stance feet's no-motion rows as a stiff cost instead of equalities
-            # (a hard landing can ask for more than the torque limits allow).
-            soft_h, soft_g = cost_h.copy(), cost_g.copy()
-            stance_rows_eq, stance_rhs = a_eq[6:, :nv], b_eq[6:]
-            soft_h[:nv, :nv] += SOFT_STANCE_WEIGHT * stance_rows_eq.T @ stance_rows_eq
-            soft_g[:nv] += SOFT_STANCE_WEIGHT * stance_rows_eq.T @ stance_rhs
-            attempts = ((self.backup_solver, cost_h, cost_g, g_ineq, h_ineq, a_eq, b_eq, "backup solver"),
-                        (self.solver, soft_h, soft_g, g_ineq, h_ineq, a_eq[:6], b_eq[:6], "soft stance"),
-                        (self.backup_solver, cost_h, cost_g, g_fric, h_fric, a_eq, b_eq, "torque limits relaxed"))
-            for solver, hessian, gradient, inequalities, bounds, equalities, rhs, label in attempts:
-                solution = solve_qp(hessian, -gradient, inequalities, bounds, equalities, rhs, solver=solver)
-                if solution.ok:
-                    status = f"ok via {label} ({solver}) after {'; '.join(failures)}"
-                    break
-                failures.append(f"{solver} ({label}): {solution.status}")
-            else:
-                return self._failed(f"QP failed ({'; '.join(failures)})", start)
-        x = solution.x
-        torque = torque_map @ x + bias[6:]
-        forces = x[nv:].reshape(-1, 4, 3)
-        return WbcOutput(True, status, np.clip(torque, -self.torque_limit_nm, self.torque_limit_nm), x[:nv],
-                         {side: forces[i] for i, (side, *_) in enumerate(stance_rows)},
-                         time.perf_counter() - start)
+        if solution.ok:
+            return solution, "ok"
+        # With free accelerations this QP is essentially always feasible, so a failure is
+        # numerical: re-solve with the backup solver, then without the torque-limit rows
+        # (torques clipped), rather than drop a walking robot onto the stand controller
+        # mid-step. The status says which answer this is.
+        failures = [f"{self.solver}: {solution.status}"]
+        # Soft stance: the stance feet's no-motion rows as a stiff cost instead of equalities
+        # (a hard landing can ask for more than the torque limits allow).
+        soft_h, soft_g = cost_h.copy(), cost_g.copy()
+        stance_rows, stance_rhs = a_eq[6:, :nv], b_eq[6:]
+        soft_h[:nv, :nv] += SOFT_STANCE_WEIGHT * stance_rows.T @ stance_rows
+        soft_g[:nv] += SOFT_STANCE_WEIGHT * stance_rows.T @ stance_rhs
+        attempts = ((self.backup_solver, cost_h, cost_g, g_ineq, h_ineq, a_eq, b_eq, "backup solver"),
+                    (self.solver, soft_h, soft_g, g_ineq, h_ineq, a_eq[:6], b_eq[:6], "soft stance"),
+                    (self.backup_solver, cost_h, cost_g, g_fric, h_fric, a_eq, b_eq, "torque limits relaxed"))
+        for solver, hessian, gradient, inequalities, bounds, equalities, rhs, label in attempts:
+            solution = solve_qp(hessian, -gradient, inequalities, bounds, equalities, rhs, solver=solver)
+            if solution.ok:
+                return solution, f"ok via {label} ({solver}) after {'; '.join(failures)}"
+            failures.append(f"{solver} ({label}): {solution.status}")
+        return None, f"QP failed ({'; '.join(failures)})"
 
     @staticmethod
     def _within_torque_limits(rows_x: np.ndarray, bounds: np.ndarray) -> bool:
@@ -416,3 +334,13 @@ class WholeBodyController:
     def _failed(self, status: str, start: float) -> WbcOutput:
         return WbcOutput(False, status, np.zeros(self.robot.n_joints), np.zeros(self.nv), {},
                          time.perf_counter() - start)
+
+
+def tasks_from_gains(gains: WbcGains, joint_names: list[str]) -> list[Task]:
+    """The walking QP's tasks with their weights and gains: CoM, pelvis, each swing foot, posture."""
+    return [ComTask(gains.com_weight, gains.com_kp, gains.com_kd),
+            PelvisTask(gains.pelvis_weight, gains.pelvis_kp, gains.pelvis_kd, gains.pelvis_rotation_kp,
+                       gains.pelvis_rotation_kd, gains.pelvis_feedforward_limit_m_s2),
+            *(SwingFootTask(side, gains.swing_weight, gains.swing_kp, gains.swing_kd,
+                            gains.swing_feedforward_limit_m_s2) for side in SIDES),
+            PostureTask(joint_names, gains.posture_weight, gains.upper_weight, gains.posture_kp, gains.posture_kd)]

@@ -31,7 +31,7 @@ def hold_reference(wbc, q, v, swing=None, offset=np.zeros(3)):
         target = pose.translation + (offset if side == swing else 0.0)
         feet[side] = FootTarget(side != swing, target, np.zeros(3), np.zeros(3),
                                 pin.Quaternion(pose.rotation).coeffs()[[3, 0, 1, 2]])
-    base = data.oMf[wbc.model.getFrameId(wbc.robot.description.base_body)]
+    base = data.oMf[wbc.kinematics.base_frame]
     return WbcReference(com[:2].copy(), np.zeros(2), np.zeros(2), float(base.translation[2]), 0.0,
                         pin.Quaternion(base.rotation).coeffs()[[3, 0, 1, 2]], feet, q[7:].copy())
 
@@ -61,13 +61,13 @@ def test_static_standing_contact_forces_balance_gravity(robot):
 
 def dynamics_terms(wbc, q, v, out) -> tuple[np.ndarray, np.ndarray]:
     """M v̇ + h and Σ J_pᵀ f (nv each) for a solve's answer at (q, v): equal but for Sᵀτ."""
-    wbc._update(q, v)
+    wbc.kinematics.update(q, v)
     generalized = wbc.data.M @ out.acceleration + wbc.data.nle
     contact = np.zeros(wbc.nv)
     for side, forces in out.contact_forces_n.items():
-        pose, jac, _, _ = wbc._frame(wbc.sole_frames[side])
+        sole = wbc.kinematics.soles[side]
         for corner, force in zip(wbc.corners_sole, forces):
-            contact += point_jacobian(pose.rotation, jac, corner).T @ force
+            contact += point_jacobian(sole.placement.rotation, sole.jacobian, corner).T @ force
     return generalized, contact
 
 
@@ -145,7 +145,7 @@ def test_task_jacobians_and_drifts_match_finite_differences(robot):
     q, _ = standing_state(robot)
     q = pin.integrate(model, q, rng.normal(scale=0.2, size=model.nv))
     v = rng.normal(scale=0.5, size=model.nv)
-    wbc._update(q, v)
+    wbc.kinematics.update(q, v)
     aux = model.createData()
 
     def com_of(qq):
@@ -170,9 +170,10 @@ def test_task_jacobians_and_drifts_match_finite_differences(robot):
         return f
 
     np.testing.assert_allclose(data.Jcom, finite_difference_jacobian(com_of, q, model), atol=1e-6)
-    frames = [wbc._base_frame, *wbc.sole_frames.values()]
+    frames = [wbc.kinematics.base_frame, *wbc.sole_frames.values()]
     for frame in frames:
-        pose, jac, _, drift = wbc._frame(frame)
+        state = wbc.kinematics.frame(frame)
+        pose, jac, drift = state.placement, state.jacobian, state.drift
         np.testing.assert_allclose(jac[:3], finite_difference_jacobian(frame_position(frame), q, model), atol=1e-6)
         np.testing.assert_allclose(jac[3:], finite_difference_jacobian(frame_rotation_log(frame, pose.rotation.copy()), q, model),
                                    atol=1e-6)

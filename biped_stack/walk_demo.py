@@ -4,7 +4,8 @@ In-process (default) the cores run in lockstep in this process (:func:`biped_sta
 ``--multiprocess`` runs every node as its own process over DDS (:mod:`biped_stack.ros_walk`).
 The report: ``metrics.json`` (issue #4's keys), plots (commanded vs achieved velocity, CoM and
 CoP vs the support polygon, foot heights, joint torques vs limits, solve times) and, when
-offscreen rendering works, ``walk.mp4``.
+offscreen rendering works, ``walk.mp4`` (in-process: with the planned pose as a ghost beside the
+robot, :mod:`biped_stack.ghost`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from biped_stack.ghost import GHOST_BESIDE_M
 from biped_stack.scenario import WalkResult, load_scenario
 from biped_stack.walking import run_walk
 
@@ -101,5 +103,7 @@ def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, mu
         print("  estimator vs ground truth: " + ", ".join(f"{k} {v:.4g}" for k, v in m["estimator"].items() if v is not None))
     if (out / "walk.mp4").exists():
         files.append(out / "walk.mp4")
+        print(f"  walk.mp4: the robot, and beside it ({GHOST_BESIDE_M:g} m to its left) the planned pose as a "
+              "translucent orange ghost")
     print("report: " + ", ".join(str(f) for f in files))
     return 1 if m["fell"] else 0

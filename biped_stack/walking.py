@@ -25,6 +25,7 @@ from biped_common.robot_model import RobotModel
 from biped_common.rotations import matrix_to_quat, quat_multiply, quat_to_matrix, quats_yaw
 from biped_common.state import BaseState, JointCommand, Push, SensorFrame
 from biped_stack.fidelity import style_fidelity
+from biped_stack.ghost import PlannedPose
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import (FALL_HEIGHT_FRACTION, Scenario, ScenarioPush, Trace, WalkResult, estimator_metrics,
                                   feedback_metrics,
@@ -207,6 +208,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
                            for n in upper_names], dtype=int)
     trace = Trace.empty()
     renderer = _video(model, data, video_path) if video_path else None
+    ghost = PlannedPose(sim.robot) if video_path else None
     steps = int(round(scenario.duration_s / sim.config.control_period_s))
     fell, fall_reason, fall_time_s = False, "", None
     started = time.perf_counter()
@@ -235,10 +237,11 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
             trace.foot_normal_force_n[side].append(float(wrench.force_n[2]) if wrench is not None else 0.0)
             trace.planned_stance[side].append(bool(stance[1 + i]))
         estimate = base_state.last_estimate if isinstance(base_state, EstimatorInTheLoop) else gt
-        _record_plan(trace, controller.wbc.last_reference, odom_to_world(estimate, gt), data, sole_sites, upper_index,
-                     upper_qpos)
+        to_world, reference = odom_to_world(estimate, gt), controller.wbc.last_reference
+        _record_plan(trace, reference, to_world, data, sole_sites, upper_index, upper_qpos)
         if renderer:
-            renderer.maybe_capture(record.stamp_s)
+            renderer.maybe_capture(record.stamp_s, lambda: ghost.qpos(reference, to_world, gt.position_m)
+                                   if reference is not None else None)
         if not fell:  # (stop_on_fall=False: the first fall is the one reported)
             if gt.position_m[2] < FALL_HEIGHT_FRACTION * nominal:
                 fell, fall_reason, fall_time_s = True, f"pelvis at {gt.position_m[2]:.3f} m (< {FALL_HEIGHT_FRACTION:.0%} of nominal) at t = {t:.2f} s", t

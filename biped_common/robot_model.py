@@ -32,6 +32,12 @@ from biped_common.resources import robots_dir
 from biped_common.rotations import quat_to_matrix, quat_wxyz_to_xyzw, quat_xyzw_to_wxyz
 
 SIDES = ("left", "right")
+LEG_JOINT_KEYWORDS = ("hip", "knee", "ankle")  # a joint whose name holds one of these is a leg's
+
+
+def is_leg_joint(name: str) -> bool:
+    """Whether joint ``name`` belongs to a leg (hip, knee or ankle); every other joint is upper body."""
+    return any(k in name for k in LEG_JOINT_KEYWORDS)
 
 
 def available_robots() -> list[str]:

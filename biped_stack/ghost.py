@@ -13,11 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 
-from biped_common.robot_model import RobotModel
+from biped_common.robot_model import SIDES, RobotModel
 from biped_common.rotations import matrix_to_quat, quat_multiply
 from gait_planner_node.reachability import LegIk
 
-SIDES = ("left", "right")
 # The video draws the ghost beside the robot, this far to its left [m]: laid over it, the parts
 # that track within a centimetre hide inside the robot's own geoms and nothing can be compared.
 GHOST_BESIDE_M = 0.6

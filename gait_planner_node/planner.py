@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from biped_common.gait_reference import GaitReference
-from biped_common.robot_model import FootGeometry
+from biped_common.robot_model import FootGeometry, is_leg_joint
 from biped_common.rotations import wrap_angle
 from biped_common.support_polygon import convex_hull, inside_polygon_m, sole_corners
 from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackAdjustment, FeedbackConfig, GaitFeedback,
@@ -114,8 +114,7 @@ class PlannerConfig:
         """Settings for a :class:`RobotModel`: its pelvis height, feet, upper-body joints (every
         joint that is not a leg joint), CoM height and the shipped gait feedback
         (``config/feedback.yaml``; ``feedback=None`` for none)."""
-        legs = ("hip", "knee", "ankle")
-        upper = tuple(n for n in robot.joint_names if not any(k in n for k in legs))
+        upper = tuple(n for n in robot.joint_names if not is_leg_joint(n))
         posture = tuple(float(robot.standing_posture_rad[robot.joint_index[n]]) for n in upper)
         overrides.setdefault("com_height_m", robot.standing_com_height_m)
         if "feedback" not in overrides:

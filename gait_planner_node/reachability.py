@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
+from biped_common.robot_model import is_leg_joint
 from biped_common.rotations import quat_to_matrix, quats_to_matrices
 from gait_planner_node.planner import Reference
 
-LEG_KEYS = ("hip", "knee", "ankle")
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class LegIk:
         for side, foot in robot.description.feet.items():
             prefix = foot.body.split("_")[0]
             self.frames[side] = self.model.getFrameId(foot.sole_site)
-            joints = [n for n in robot.joint_names if n.startswith(prefix + "_") and any(k in n for k in LEG_KEYS)]
+            joints = [n for n in robot.joint_names if n.startswith(prefix + "_") and is_leg_joint(n)]
             self.columns[side] = np.array([6 + robot.joint_index[n] for n in joints])
 
     def solve(self, side: str, pelvis_position, pelvis_quat_wxyz, sole_position, sole_quat_wxyz):

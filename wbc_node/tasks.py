@@ -14,12 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from biped_common.robot_model import RobotModel
+from biped_common.robot_model import SIDES, RobotModel, is_leg_joint
 from biped_common.rotations import quat_to_matrix
 
-SIDES = ("left", "right")
 LWA = pin.LOCAL_WORLD_ALIGNED
-LEG_JOINT_KEYWORDS = ("hip", "knee", "ankle")
 
 
 @dataclass(frozen=True)
@@ -252,7 +250,7 @@ class PostureTask(Task):
     Jacobian selects the joints, so its cost goes straight onto the Hessian's diagonal."""
 
     def __init__(self, joint_names: list[str], weight: float, upper_weight: float, kp: float, kd: float):
-        upper = np.array([not any(k in name for k in LEG_JOINT_KEYWORDS) for name in joint_names])
+        upper = np.array([not is_leg_joint(name) for name in joint_names])
         self.weights = np.where(upper, upper_weight, weight)
         self.weight, self.kp, self.kd = weight, kp, kd
         n = len(joint_names)

@@ -99,6 +99,13 @@ def _walk_twice(tmp_path, **bars) -> None:
     raise AssertionError("\n\n".join(failures))
 
 
+# Slow suite too, since 2026-12-06: the host ran the same cores 1.7-2.4x slower than on 2026-12-04
+# (bench/core_ticks.py, humanoid: bridge measure 0.092 -> 0.166-0.223 ms, WBC tick 0.413 -> 0.70-0.99
+# ms), and b1b3319 — the commit whose CI passed with this test in the fast suite — then missed 19-67 %
+# of its deadlines here, like main (15-72 %, one fall); two CI runs failed on it. The fast suite
+# keeps the ros2_control plumbing in real time (test_multiprocess's stand controller on the mock
+# robot) and walking over DDS in lockstep.
+@pytest.mark.slow
 def test_the_humanoid_walks_on_a_mock_ros2_control_robot_in_real_time(tmp_path, ros_domain_id):
     """Issue #15 bars 2 and 6: hardware.launch.xml (estimator, planner, MPC, walking WBC through the
     bridge's ros2_control backend) against MuJoCo posing as a ros2_control robot on the wall clock,

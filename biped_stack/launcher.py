@@ -429,9 +429,34 @@ def launch(path: str | Path, overrides: dict[str, str], timeout_s: float | None 
     if not nodes:
         raise LaunchError(f"{path}: starts no node")
     group = ProcessGroup(nodes)
-    previous = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    previous_term = signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    # Interruptible whatever it inherited: a process started in the background by a
+    # non-interactive shell (`cmd &`, as CI scripts do) inherits SIGINT ignored, and Python then
+    # installs no KeyboardInterrupt handler — Ctrl-C or a supervisor's SIGINT did nothing, the
+    # supervisor's SIGKILL then left every node running (seen: three stacks orphaned in one test run).
+    previous_int = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         group.start()
         return group.wait(timeout_s)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGINT, previous_int)
+
+
+def stop_process_group(process: subprocess.Popen, grace_s: float = 20.0) -> int | None:
+    """End a launcher started in its own session (``start_new_session=True``) and with it its
+    nodes: SIGINT (its nodes get SIGINT, SIGTERM, then SIGKILL from it), after ``grace_s`` SIGTERM
+    (the same), and only after 5 s more SIGKILL of its process group — a launcher killed outright
+    leaves its nodes, each in a session of its own, running. The exit code (None if it would not die)."""
+    for sig, wait_s in ((signal.SIGINT, grace_s), (signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        if process.poll() is not None:
+            break
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            process.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            continue
+    return process.poll()

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import subprocess
 import sys
 import time
@@ -284,6 +283,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     ``realtime`` block's ``sim_over_wall`` is then the mock robot's own pace (the bridge sees a
     robot's stamps, which are wall time by definition)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
+    from biped_stack.launcher import stop_process_group
     if scenario.pushes and hardware:
         # Not silently dropped: a robot cannot be pushed by a message.
         raise ConfigError("pushes", f"scenario {scenario.name!r} has pushes: a robot is pushed by hand, not over "
@@ -358,13 +358,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
         while time.monotonic() < deadline:
             recorder.spin_once()
     finally:
-        if launcher.poll() is None:
-            os.killpg(launcher.pid, signal.SIGINT)
-            try:
-                launcher.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(launcher.pid, signal.SIGKILL)
-                launcher.wait(5)
+        stop_process_group(launcher, grace_s=30.0)
         recorder.finish()
         trace, log = recorder.trace()
         recorder.close()

@@ -184,3 +184,50 @@ def test_respawn_attributes_are_parsed_as_ros2_launch_does(tmp_path):
     bad.write_text('<launch><node pkg="biped_stack" exec="wbc_node" respawn="true" respawn_delay="-1"/></launch>')
     with pytest.raises(LaunchError, match="respawn_delay must be in"):
         parse_launch_file(bad)
+
+
+LAUNCH_DRIVER = textwrap.dedent("""
+    import sys
+    import biped_stack.launcher as launcher
+    launcher.executable_command = lambda pkg, exe: [sys.executable, "-c", "import time; print('up', flush=True); time.sleep(120)"]
+    launcher.NodeSpec.ros_args = lambda self: []
+    sys.exit(launcher.launch(sys.argv[1], {}))""")
+
+
+def test_a_launcher_that_inherited_sigint_ignored_still_stops_its_nodes_on_sigint(tmp_path):
+    """A process started in the background by a non-interactive shell (``cmd &``) inherits SIGINT
+    ignored; the launcher re-arms it, so a supervisor's SIGINT stops the nodes (before: nothing
+    happened, the supervisor's SIGKILL then orphaned every node, each in its own session)."""
+    import os
+    import re
+    import signal
+    import subprocess
+    from biped_stack.launcher import stop_process_group
+    file = tmp_path / "one.launch.xml"
+    file.write_text('<launch><node pkg="biped_stack" exec="sim_bridge" name="sleeper"/></launch>')
+    log = tmp_path / "launch.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen([sys.executable, "-c", LAUNCH_DRIVER, str(file)], stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 30
+        while "] up" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        node_pid = int(re.search(r"started sleeper \(pid (\d+)\)", log.read_text()).group(1))
+        started = time.monotonic()
+        stop_process_group(process, grace_s=10.0)
+        assert time.monotonic() - started < 10.0, "SIGINT did not stop it: it took SIGTERM or SIGKILL"
+        assert "interrupted; stopping all nodes" in log.read_text()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            try:
+                os.kill(node_pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError(f"the node (pid {node_pid}) outlived its launcher")
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)

@@ -6,7 +6,6 @@ Every wait is bounded; every process started here is stopped by the test that st
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -17,7 +16,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from biped_common import conversions as conv
-from biped_stack.launcher import executable_command, package_share
+from biped_stack.launcher import executable_command, package_share, stop_process_group
 
 SHARE = package_share("biped_stack")
 
@@ -54,15 +53,8 @@ class Processes:
         return (self.log_dir / f"{name}.log").read_text()
 
     def stop(self, name: str, timeout_s: float = 20.0) -> int:
-        process = self.children[name]
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGINT)
-            try:
-                process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(5)
-        return process.returncode
+        """SIGINT, then SIGTERM, then SIGKILL (a launcher killed at once would orphan its nodes)."""
+        return stop_process_group(self.children[name], grace_s=timeout_s)
 
     def stop_all(self) -> None:
         for name in list(self.children):

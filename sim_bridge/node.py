@@ -334,6 +334,9 @@ class SimBridgeNode(GuardedNode):
         frame = self.bridge.measure()
         if frame is None:
             return
+        # The robot first: the joint PD closed here acts on this state only once the robot has
+        # the efforts, and publishing the frame to the controllers first delayed them by its cost.
+        mode = self.bridge.step()
         self._publish_state(frame)
         wall = time.monotonic()
         if self._monitor is None and self._gantry.ready(wall):
@@ -343,7 +346,7 @@ class SimBridgeNode(GuardedNode):
         if self._monitor is not None:
             self._monitor.frame_published(conv.stamp_to_ns(msg.header.stamp), wall, frame.stamp_s)
             self._report_tally(frame.stamp_s, wall)
-        self._report_mode(self.bridge.step())
+        self._report_mode(mode)
 
 
 def main() -> int:

@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(PY) bench/realtime_matrix.py
 	$(PY) bench/muscle_allocation.py
 	$(PY) bench/reach_arm_angle.py
+	$(PY) bench/style_fidelity.py --speed
 
 clean:
 	rm -rf $(VENV) out build *.egg-info

@@ -39,7 +39,7 @@ def broken(mutate):
 
 
 @pytest.mark.parametrize("mutate, field", [
-    (lambda d: d["defaults"]["timing"].pop("left_swing_s"), "samples.forward_slow.timing.left_swing_s"),
+    (lambda d: d["defaults"]["timing"].pop("left_swing_s"), "samples.in_place.timing.left_swing_s"),
     (lambda d: d["defaults"]["attributes"].update(stance_width_m=2.0), "defaults.attributes.stance_width_m"),
     (lambda d: d["defaults"]["attributes"].update(splay_rad="wide"), "defaults.attributes.splay_rad"),
     # A touch-down before the lift-off: the interval is negative, below its bound.
@@ -48,7 +48,7 @@ def broken(mutate):
     (lambda d: d["defaults"]["swing"].update(height_m=[[0.5, 0.05], [0.4, 0.05]]), "samples.in_place.left_swing.height_m"),
     (lambda d: d["samples"].pop("turn_left"), "samples.turn_left"),
     (lambda d: d["samples"]["turn_left"].update(velocity=[0.1, 0.0, 0.6]), "samples.turn_left.velocity"),
-    (lambda d: d["samples"]["forward_slow"].update(velocity=[0.5, 0.0, 0.0]), "samples.forward_fast.velocity"),
+    (lambda d: d["samples"]["forward_slow"].update(velocity=[0.7, 0.0, 0.0]), "samples.forward_fast.velocity"),
     (lambda d: d["defaults"].update(gait="fast"), "defaults.gait"),
     (lambda d: d["samples"]["in_place"].update(gait="fast"), "samples.in_place.gait"),
     (lambda d: d.pop("name"), "name"),

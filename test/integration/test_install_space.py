@@ -78,7 +78,7 @@ def test_the_install_holds_the_share_files_and_the_code_uses_them(install_space)
         env=install_space.env(), cwd=install_space.prefix, capture_output=True, text=True, timeout=60)
     module, found_share, styles = probe.stdout.splitlines()
     assert Path(module).is_relative_to(install_space.prefix), probe.stdout + probe.stderr
-    assert Path(found_share) == share and styles == "['bouncy', 'limp', 'neutral']"
+    assert Path(found_share) == share and styles == "['bouncy', 'brisk', 'limp', 'neutral']"
 
 
 def test_the_walking_stack_comes_up_from_the_install_and_walks(install_space, tmp_path, ros_domain_id):
@@ -132,8 +132,8 @@ def test_a_missing_style_ends_the_launch_with_an_error_naming_it(install_space, 
         code = launcher.wait(timeout=90)  # TimeoutExpired (a failure) if the launch hangs
         log = processes.output("launch")
         assert code != 0, log[-3000:]
-        assert "no shipped style 'no_such_style' (shipped: bouncy, limp, neutral)" in log
+        assert "no shipped style 'no_such_style' (shipped: bouncy, brisk, limp, neutral)" in log
         assert "[launch] the launch ended because stack_monitor exited with code 2" in log
-        assert log.rstrip().endswith("(shipped: bouncy, limp, neutral)"), log[-1500:]
+        assert log.rstrip().endswith("(shipped: bouncy, brisk, limp, neutral)"), log[-1500:]
     finally:
         processes.stop_all()

@@ -1,0 +1,87 @@
+"""Issue #18 bars 1-3: style fidelity and the speed range, in-process on the estimator with MEMS
+sensors, every robot × style (one run per row, one after the other).
+
+For each row: the teleop script's fidelity as README's table has it (ranges over the walking
+segments of swing apex achieved/planned, sole swing path RMS, pelvis height RMS, bob amplitude
+ratio and lag), and with ``--speed`` the ``fast`` scenario's (``brisk`` for the brisk style) worst
+steady-state velocity errors per segment, against the command clamped into the style's range.
+
+Run: .venv/bin/python bench/style_fidelity.py [--robots humanoid biped] [--styles neutral bouncy ...]
+     [--speed]   (≈ 40 s a teleop row, ≈ 50 s a speed row)
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from biped_stack.scenario import load_scenario
+from biped_stack.walking import run_walk
+from gait_planner_node.sampler import command_in_range
+from gait_planner_node.style import load_style, shipped_styles
+
+WALKING_SEGMENTS_EXCLUDED = ("stand", "stop")
+
+
+def span(values, scale: float = 1.0, digits: int = 2) -> str:
+    """'lo–hi' of the non-None ``values`` × ``scale`` (one value when they round alike), '—' if none."""
+    kept = [v * scale for v in values if v is not None]
+    if not kept:
+        return "—"
+    lo, hi = f"{min(kept):.{digits}f}", f"{max(kept):.{digits}f}"
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def fidelity_row(robot: str, style: str) -> str:
+    """The README table's row for the teleop script."""
+    metrics = run_walk(robot, style, load_scenario("teleop"), progress=lambda m: None,
+                       state_source="estimator").metrics
+    walking = [f for f in metrics["style_fidelity"] if f["name"] not in WALKING_SEGMENTS_EXCLUDED]
+    cells = [span([f["swing_apex_ratio"] for f in walking]),
+             span([f["sole_swing_path_rms_m"] for f in walking], 100, 1),
+             span([f["pelvis_height_rms_m"] for f in walking], 100, 1),
+             span([f["pelvis_height_amplitude_ratio"] for f in walking]),
+             span([f["pelvis_height_lag_s"] for f in walking], 1000, 0)]
+    fell = f" (FELL: {metrics['fall_reason']})" if metrics["fell"] else ""
+    return f"| {robot} | {style} | " + " | ".join(cells) + f" |{fell}"
+
+
+def speed_rows(robot: str, style: str) -> list[str]:
+    """One line per segment of the speed scenario: commanded, in range, achieved, error."""
+    scenario = load_scenario("brisk" if style == "brisk" else "fast")
+    metrics = run_walk(robot, style, scenario, progress=lambda m: None, state_source="estimator").metrics
+    lines = [f"{robot} {style} '{scenario.name}': fell {metrics['fell']} {metrics['fall_reason'] or ''}, "
+             f"slip {100 * metrics['max_foot_slip_m']:.1f} cm"]
+    walkable = load_style(style)
+    for segment in metrics["segments"]:
+        target = command_in_range(walkable, segment["commanded"])
+        error = np.subtract(segment["achieved"], target)
+        ok = abs(error[0]) <= 0.05 and abs(error[1]) <= 0.05 and abs(error[2]) <= 0.1
+        lines.append(f"    {segment['name']:15s} commanded {np.round(segment['commanded'], 2)} achieved "
+                     f"{np.round(segment['achieved'], 3)} error {np.round(error, 3)} {'ok' if ok else 'MISSES'}")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", nargs="+", default=["humanoid", "biped"])
+    parser.add_argument("--styles", nargs="+", default=shipped_styles())
+    parser.add_argument("--speed", action="store_true", help="also the fast / brisk scenario's velocity errors")
+    args = parser.parse_args()
+    print("teleop script, in-process, estimator + MEMS sensors; ranges over the walking segments")
+    print("| robot | style | swing apex | sole path RMS [cm] | pelvis RMS [cm] | bob amplitude | bob lag [ms] |")
+    print("|---|---|---|---|---|---|---|")
+    for robot in args.robots:
+        for style in args.styles:
+            print(fidelity_row(robot, style), flush=True)
+    if args.speed:
+        for robot in args.robots:
+            for style in args.styles:
+                if style == "limp":
+                    continue  # limp's range is its own (0.35 m/s at most)
+                print("\n".join(speed_rows(robot, style)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -15,9 +15,15 @@ class ConfigError(BipedStackError):
 
     def __init__(self, field: str, message: str, source: str | None = None):
         self.field = field
+        self.message = message
         self.source = source
         where = f"{source}: " if source else ""
         super().__init__(f"{where}{field}: {message}")
+
+    def __reduce__(self):
+        # Pickled with its own arguments (Exception pickles ``args``, the joined text only): a
+        # worker process's ConfigError then reaches the parent (multiprocessing) intact.
+        return type(self), (self.field, self.message, self.source)
 
 
 class UnknownRobotError(ConfigError):

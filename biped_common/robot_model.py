@@ -241,6 +241,13 @@ class RobotModel:
         return -float(lowest_sole_z)
 
     # -- configurations and state conversions ------------------------------------------------
+    def leg_joint_indices(self, side: str) -> np.ndarray:
+        """Indices (robot joint order) of the ``side`` leg's joints: the leg joints
+        (:func:`is_leg_joint`) named with the prefix of that foot's body (``l_foot`` → ``l_``)."""
+        prefix = self.description.feet[side].body.split("_")[0] + "_"
+        return np.array([i for i, n in enumerate(self.joint_names) if n.startswith(prefix) and is_leg_joint(n)],
+                        dtype=int)
+
     def pinocchio_configuration(self, base_position_m: np.ndarray, base_quat_wxyz: np.ndarray,
                                 q_joints_rad: np.ndarray) -> np.ndarray:
         """Pinocchio q from the base pose (world frame) and joint angles."""

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 import numpy as np
 import pinocchio as pin
 
-from biped_common.robot_model import is_leg_joint
 from biped_common.rotations import quat_to_matrix, quats_to_matrices
 from gait_planner_node.planner import Reference
 
@@ -74,10 +73,8 @@ class LegIk:
         self.damping, self.iterations = damping, iterations
         self.frames, self.columns = {}, {}
         for side, foot in robot.description.feet.items():
-            prefix = foot.body.split("_")[0]
             self.frames[side] = self.model.getFrameId(foot.sole_site)
-            joints = [n for n in robot.joint_names if n.startswith(prefix + "_") and is_leg_joint(n)]
-            self.columns[side] = np.array([6 + robot.joint_index[n] for n in joints])
+            self.columns[side] = 6 + robot.leg_joint_indices(side)
 
     def solve(self, side: str, pelvis_position, pelvis_quat_wxyz, sole_position, sole_quat_wxyz):
         """(leg joint angles [rad], residual position error [m], residual angle error [rad])."""

@@ -10,6 +10,7 @@ the peak feedback adjustments. Cases run in parallel (one process per core).
 
 Run: .venv/bin/python bench/push_matrix.py [--robots humanoid,biped] [--styles neutral,bouncy]
        [--modes walk,stand] [--pushes paper,sides,impulses,goal] [--json out.json] [--jobs N]
+       [--wbc-gains FILE]
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from biped_stack.push_cases import PUSH_SETS, scenario_for  # noqa: E402
 
 def run_case(case):
     """One case → a result row (dict)."""
-    robot, style, mode, label, duration_s, fx, fy = case
+    robot, style, mode, label, duration_s, fx, fy, wbc_gains = case
     from biped_stack.walking import run_walk
     started = time.perf_counter()
-    result = run_walk(robot, style, scenario_for(mode, label, duration_s, fx, fy), progress=lambda *_: None)
+    result = run_walk(robot, style, scenario_for(mode, label, duration_s, fx, fy), progress=lambda *_: None,
+                      wbc_gains=wbc_gains)
     push = result.metrics["pushes"][0]
     return {"robot": robot, "style": style, "mode": mode, "push": label, "survived": bool(push["survived"]),
             "fall_reason": result.metrics["fall_reason"], "regained_after_s": push["regained_after_s"],
@@ -45,8 +47,9 @@ def main(argv=None) -> int:
     parser.add_argument("--pushes", default="paper,sides,impulses")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--wbc-gains", default=None, metavar="FILE", help="WBC gains file (default config/wbc.yaml)")
     args = parser.parse_args(argv)
-    cases = [(robot, style, mode, *push)
+    cases = [(robot, style, mode, *push, args.wbc_gains)
              for robot in args.robots.split(",") for style in args.styles.split(",")
              for mode in args.modes.split(",") for name in args.pushes.split(",") for push in PUSH_SETS[name]]
     print(f"{len(cases)} cases on {args.jobs} processes", flush=True)

@@ -7,7 +7,7 @@ ratio and lag), and with ``--speed`` the ``fast`` scenario's (``brisk`` for the 
 steady-state velocity errors per segment, against the command clamped into the style's range.
 
 Run: .venv/bin/python bench/style_fidelity.py [--robots humanoid biped] [--styles neutral bouncy ...]
-     [--speed]   (≈ 40 s a teleop row, ≈ 50 s a speed row)
+     [--speed] [--wbc-gains config/wbc_style_first.yaml]   (≈ 40 s a teleop row, ≈ 50 s a speed row)
 """
 
 from __future__ import annotations
@@ -36,10 +36,10 @@ def span(values, scale: float = 1.0, digits: int = 2) -> str:
     return lo if lo == hi else f"{lo}–{hi}"
 
 
-def fidelity_row(robot: str, style: str) -> str:
+def fidelity_row(robot: str, style: str, wbc_gains: str | None = None) -> str:
     """The README table's row for the teleop script."""
     metrics = run_walk(robot, style, load_scenario("teleop"), progress=lambda m: None,
-                       state_source="estimator").metrics
+                       state_source="estimator", wbc_gains=wbc_gains).metrics
     walking = [f for f in metrics["style_fidelity"] if f["name"] not in WALKING_SEGMENTS_EXCLUDED]
     cells = [span([f["swing_apex_ratio"] for f in walking]),
              span([f["sole_swing_path_rms_m"] for f in walking], 100, 1),
@@ -56,10 +56,11 @@ def walks_the_speed_range(style) -> bool:
     return all(np.allclose(command_in_range(style, corner), corner) for corner in SPEED_CORNERS)
 
 
-def speed_rows(robot: str, style: str) -> list[str]:
+def speed_rows(robot: str, style: str, wbc_gains: str | None = None) -> list[str]:
     """One line per segment of the speed scenario: commanded, in range, achieved, error."""
     scenario = load_scenario("brisk" if style == "brisk" else "fast")
-    metrics = run_walk(robot, style, scenario, progress=lambda m: None, state_source="estimator").metrics
+    metrics = run_walk(robot, style, scenario, progress=lambda m: None, state_source="estimator",
+                       wbc_gains=wbc_gains).metrics
     lines = [f"{robot} {style} '{scenario.name}': fell {metrics['fell']} {metrics['fall_reason'] or ''}, "
              f"slip {100 * metrics['max_foot_slip_m']:.1f} cm"]
     walkable = load_style(style)
@@ -76,20 +77,23 @@ def main() -> None:
     parser.add_argument("--robots", nargs="+", default=["humanoid", "biped"])
     parser.add_argument("--styles", nargs="+", default=shipped_styles())
     parser.add_argument("--speed", action="store_true", help="also the fast / brisk scenario's velocity errors")
+    parser.add_argument("--wbc-gains", default=None, metavar="FILE",
+                        help="WBC gains file (default config/wbc.yaml; e.g. config/wbc_style_first.yaml)")
     args = parser.parse_args()
-    print("teleop script, in-process, estimator + MEMS sensors; ranges over the walking segments")
+    print(f"teleop script, in-process, estimator + MEMS sensors, WBC gains {args.wbc_gains or 'config/wbc.yaml'}; "
+          "ranges over the walking segments")
     print("| robot | style | swing apex | sole path RMS [cm] | pelvis RMS [cm] | bob amplitude | bob lag [ms] |")
     print("|---|---|---|---|---|---|---|")
     for robot in args.robots:
         for style in args.styles:
-            print(fidelity_row(robot, style), flush=True)
+            print(fidelity_row(robot, style, args.wbc_gains), flush=True)
     if args.speed:
         for robot in args.robots:
             for style in args.styles:
                 if not walks_the_speed_range(load_style(style)):
                     print(f"{robot} {style}: its range stops short of the fast scenario's corners, skipped")
                     continue
-                print("\n".join(speed_rows(robot, style)), flush=True)
+                print("\n".join(speed_rows(robot, style, args.wbc_gains)), flush=True)
 
 
 if __name__ == "__main__":

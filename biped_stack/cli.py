@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from biped_common.errors import BipedStackError
 
@@ -38,9 +39,16 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     if args.realtime and not args.multiprocess:
         print("[error] --realtime needs --multiprocess (in-process, the stack runs in lockstep)")
         return 2
+    if args.wbc_gains and args.multiprocess:
+        print("[error] --wbc-gains is in-process only (over DDS the wbc node reads its gains_file parameter)")
+        return 2
+    if args.wbc_gains and not Path(args.wbc_gains).is_file():
+        print(f"[error] --wbc-gains: no file {args.wbc_gains}")
+        return 2
     return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
                     video=not args.no_video, state_source=args.state_source, realtime=args.realtime,
-                    realtime_priority=args.realtime_priority if args.realtime else 0, hardware=args.hardware)
+                    realtime_priority=args.realtime_priority if args.realtime else 0, hardware=args.hardware,
+                    wbc_gains=args.wbc_gains)
 
 
 def _cmd_style_check(args: argparse.Namespace) -> int:
@@ -160,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-video", action="store_true", help="skip the MP4 (rendering costs ≈ 1 min)")
     p.add_argument("--state-source", choices=("estimator", "ground_truth"), default="estimator",
                    help="base state for the controllers (estimator: with MEMS-level sensor noise)")
+    p.add_argument("--wbc-gains", default=None, metavar="FILE",
+                   help="in-process: the WBC's gains file (default config/wbc.yaml; config/wbc_style_first.yaml "
+                        "walks nearer the designed style and survives far fewer pushes)")
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")

@@ -42,7 +42,7 @@ def fidelity_line(f: dict) -> str:
 
 def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, multiprocess: bool = False,
              video: bool = True, state_source: str = "estimator", realtime: bool = False,
-             realtime_priority: int = 0, hardware: bool = False) -> int:
+             realtime_priority: int = 0, hardware: bool = False, wbc_gains: str | None = None) -> int:
     """The ``biped-stack demo`` command: run, report, print the summary; exit 1 on a fall.
     ``scenario_name`` None: ``teleop_push`` (``teleop`` on hardware, which is not pushed over
     messages)."""
@@ -58,7 +58,8 @@ def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, mu
                                        realtime_priority=realtime_priority, hardware=hardware)
     else:
         result = run_walk(robot, style, scenario, progress=lambda m: print(m, flush=True),
-                          video_path=out / "walk.mp4" if video else None, state_source=state_source)
+                          video_path=out / "walk.mp4" if video else None, state_source=state_source,
+                          wbc_gains=wbc_gains)
     files = write_report(result, out)
     m = result.metrics
     def ms(timing):

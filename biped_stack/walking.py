@@ -37,6 +37,7 @@ from mpc_node.planning import ComPlanner
 from sim_bridge.bridge import BridgeConfig
 from state_estimator_node.estimator import StateEstimator
 from wbc_node.walking import WalkingWbc
+from wbc_node.wbc import WbcGains
 
 STATE_SOURCES = ("ground_truth", "estimator")
 
@@ -87,7 +88,8 @@ class WalkingController:
 
     def __init__(self, robot: RobotModel, style: Style, state_source: Callable[[SensorFrame], BaseState | None],
                  control_period_s: float = 1.0 / CONTROL_RATE_HZ, planner_period_s: float = 1.0 / PLANNING_RATE_HZ,
-                 log: Callable[[str], None] = print, start: Pose2 = Pose2(0.0, 0.0, 0.0)):
+                 log: Callable[[str], None] = print, start: Pose2 = Pose2(0.0, 0.0, 0.0),
+                 wbc_gains: WbcGains | None = None):
         self.robot = robot
         self.state_source = state_source
         self.planner_period_s = planner_period_s
@@ -95,7 +97,7 @@ class WalkingController:
         self._log = RepeatFilter(lambda m: log(f"[{self._now_s:8.3f} s] {m}"), 1.0, clock=lambda: self._now_s)
         self.planner = GaitPlanner(style, PlannerConfig.for_robot(robot), start)
         self.com_planner = ComPlanner(robot, log=self._log)
-        self.wbc = WalkingWbc(robot, control_period_s=control_period_s, log=self._log)
+        self.wbc = WalkingWbc(robot, wbc_gains, control_period_s=control_period_s, log=self._log)
         self._planner_time_s: float | None = None
         self._follow_watch = FollowWatch()  # as the planner node: re-plan when the robot stopped following
         self._follow_every_replans = ticks_between_checks(1.0 / planner_period_s, FOLLOW_CHECK_HZ)
@@ -180,11 +182,13 @@ class WalkingController:
 
 
 def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_path: Path | None = None,
-             stop_on_fall: bool = True, state_source: str = "estimator", sensors: str | None = None) -> WalkResult:
+             stop_on_fall: bool = True, state_source: str = "estimator", sensors: str | None = None,
+             wbc_gains: str | Path | None = None) -> WalkResult:
     """Walk ``scenario`` in-process (lockstep); progress lines every 5 s of sim time; returns
     metrics and traces. ``state_source``: ``ground_truth`` or ``estimator``; ``sensors``:
     ``ideal`` or ``mems`` (:data:`sim_bridge.bridge.MEMS_SENSORS`; the default with the
-    estimator)."""
+    estimator); ``wbc_gains``: a WBC gains file (default ``config/wbc.yaml``; e.g.
+    ``config/wbc_style_first.yaml``)."""
     if state_source not in STATE_SOURCES:
         raise ValueError(f"state_source must be one of {STATE_SOURCES}, got {state_source!r}")
     sensors = sensors or ("mems" if state_source == "estimator" else "ideal")
@@ -196,7 +200,8 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
         def base_state(frame: SensorFrame) -> BaseState:
             return sim.backend.ground_truth()
     controller = WalkingController(sim.robot, load_style(style), base_state,
-                                   control_period_s=sim.config.control_period_s, log=progress)
+                                   control_period_s=sim.config.control_period_s, log=progress,
+                                   wbc_gains=WbcGains.load(wbc_gains) if wbc_gains else None)
     sim.controller = controller
     model, data = sim.backend.model, sim.backend.data
     sole_sites = {side: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f.sole_site)
@@ -264,7 +269,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     log = controller.log
     metrics = {
         "robot": sim.robot.name, "style": style, "scenario": scenario.name, "mode": "in-process lockstep",
-        "state_source": state_source, "sensors": sensors,
+        "state_source": state_source, "sensors": sensors, "wbc_gains": str(wbc_gains or "config/wbc.yaml"),
         "fell": fell, "fall_reason": fall_reason,
         "segments": segment_metrics(scenario, arrays) if not fell else [],
         "pushes": push_metrics(scenario, arrays, fall_time_s),

@@ -209,12 +209,16 @@ class PelvisTask(Task):
 
 class SwingFootTask(Task):
     """One swinging sole's pose (6,): position [m] then rotation error log(R_ref Rᵀ), world;
-    active while the reference has the foot out of stance. The position feed-forward is
-    clipped to norm ``feedforward_limit_m_s2``."""
+    active while the reference has the foot out of stance. The position feed-forward is clipped
+    in two parts: horizontal to norm ``horizontal_feedforward_limit_m_s2``, vertical to
+    ± ``vertical_feedforward_limit_m_s2`` — the gait feedback moves footholds mid-swing, which
+    jerks the horizontal acceleration but leaves the swing height curve (the style) alone."""
 
-    def __init__(self, side: str, weight: float, kp: float, kd: float, feedforward_limit_m_s2: float):
+    def __init__(self, side: str, weight: float, kp: float, kd: float, horizontal_feedforward_limit_m_s2: float,
+                 vertical_feedforward_limit_m_s2: float):
         self.side, self.weight, self.kp, self.kd = side, weight, kp, kd
-        self.feedforward_limit_m_s2 = feedforward_limit_m_s2
+        self.horizontal_feedforward_limit_m_s2 = horizontal_feedforward_limit_m_s2
+        self.vertical_feedforward_limit_m_s2 = vertical_feedforward_limit_m_s2
 
     def active(self, ref):
         return not ref.feet[self.side].in_stance
@@ -230,8 +234,9 @@ class SwingFootTask(Task):
         target, velocity = ref.feet[self.side], kin.soles[self.side].velocity
         error = self.error(kin, ref)
         desired = np.empty(6)
-        desired[:3] = (clipped_norm(target.acceleration_m_s2, self.feedforward_limit_m_s2) + self.kp * error[:3]
-                       + self.kd * (target.velocity_m_s - velocity[:3]))
+        desired[:2] = clipped_norm(target.acceleration_m_s2[:2], self.horizontal_feedforward_limit_m_s2)
+        desired[2] = clipped(float(target.acceleration_m_s2[2]), self.vertical_feedforward_limit_m_s2)
+        desired[:3] += self.kp * error[:3] + self.kd * (target.velocity_m_s - velocity[:3])
         desired[3:] = angular_feedback(error[3:], velocity[3:], target.angular_velocity_rad_s,
                                        target.angular_acceleration_rad_s2, self.kp, self.kd)
         return desired

@@ -25,6 +25,7 @@ from biped_common.robot_model import RobotModel
 from biped_common.state import JointCommand, SensorFrame
 from biped_common.joint_trajectory import TimedJointTrajectory
 from wbc_node.hold import StanceHold
+from wbc_node.leg_posture import LegPosture
 from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.stand import StandController
 from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
@@ -43,6 +44,7 @@ class WalkingWbc:
         self.robot = robot
         self.wbc = WholeBodyController(robot, gains)
         self.stand = StandController(robot)
+        self.leg_posture = LegPosture(robot, self.wbc.gains.leg_posture_from_tasks)
         self.control_period_s = control_period_s  # until frames show the period they come at
         self._last_frame_s: float | None = None
         self._log = log
@@ -155,6 +157,7 @@ class WalkingWbc:
         else:
             reference = wbc_reference(self._arrays.motion(offset), self.plan.at(now),
                                       self.robot.standing_posture_rad, self._upper_index)
+        reference = self.leg_posture.apply(reference, q, v)
         self.last_reference = reference
         out = self.wbc.solve(q, v, reference)
         self.last_output = out

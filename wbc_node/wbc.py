@@ -63,8 +63,13 @@ class WbcGains:
     posture_kp: float = bounded(0.0, 1e4, "1/s²")
     posture_kd: float = bounded(0.0, 1e3, "1/s")
     stance_kd: float = bounded(0.0, 1e3, "1/s", "stance-foot velocity damping")
-    swing_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²", "largest swing-sole acceleration fed forward")
+    swing_horizontal_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²",
+                                                             "largest horizontal swing-sole acceleration fed forward")
+    swing_vertical_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²",
+                                                           "largest vertical swing-sole acceleration fed forward")
     pelvis_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²", "largest pelvis height acceleration fed forward")
+    leg_posture_from_tasks: float = bounded(0.0, 1.0, "", "legs' posture reference: 0 the standing posture, "
+                                            "1 the IK of the sole and pelvis references (wbc_node.leg_posture)")
     friction: float = bounded(0.05, 2.0, "", "Coulomb friction coefficient μ")
     min_normal_force_n: float = bounded(0.0, 100.0, "N")
     acceleration_regularization: float = bounded(1e-9, 1.0, "")
@@ -109,7 +114,7 @@ class WbcReference:
     pelvis_height_rate_m_s: float
     pelvis_quat_wxyz: np.ndarray
     feet: dict[str, FootTarget]
-    joint_posture_rad: np.ndarray   # all joints, robot order (legs: standing posture; upper: reference)
+    joint_posture_rad: np.ndarray   # all joints, robot order (legs: standing posture or wbc_node.leg_posture; upper: reference)
     joint_posture_rate_rad_s: np.ndarray | None = None    # its rate (None: zero)
     joint_posture_accel_rad_s2: np.ndarray | None = None  # its acceleration, fed forward (None: zero)
     pelvis_height_accel_m_s2: float = 0.0
@@ -342,5 +347,6 @@ def tasks_from_gains(gains: WbcGains, joint_names: list[str]) -> list[Task]:
             PelvisTask(gains.pelvis_weight, gains.pelvis_kp, gains.pelvis_kd, gains.pelvis_rotation_kp,
                        gains.pelvis_rotation_kd, gains.pelvis_feedforward_limit_m_s2),
             *(SwingFootTask(side, gains.swing_weight, gains.swing_kp, gains.swing_kd,
-                            gains.swing_feedforward_limit_m_s2) for side in SIDES),
+                            gains.swing_horizontal_feedforward_limit_m_s2, gains.swing_vertical_feedforward_limit_m_s2)
+              for side in SIDES),
             PostureTask(joint_names, gains.posture_weight, gains.upper_weight, gains.posture_kp, gains.posture_kd)]

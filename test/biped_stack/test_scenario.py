@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from biped_common.errors import ConfigError
+from biped_common.resources import params_file
 from biped_stack.cli import main
 from biped_stack.scenario import (RECOVERY_TOLERANCE_M_S, Scenario, ScenarioPush, Segment, load_scenario, max_foot_slip_m,
                                   push_metrics, segment_metrics)
@@ -169,3 +170,11 @@ def test_step_period_ratio_compares_the_step_timing_after_a_push_with_before():
     assert step_period_ratio(touch_downs, (0.0, 2.0), (5.0, 7.0)) == pytest.approx(1.05)
     assert step_period_ratio(touch_downs, (0.0, 2.0), (0.0, 2.0)) == pytest.approx(1.0)
     assert step_period_ratio(touch_downs, (2.5, 4.5), (5.0, 7.0)) is None  # standing before: no steps
+
+
+def test_demo_refuses_a_missing_wbc_gains_file_and_wbc_gains_over_dds(tmp_path, capsys):
+    assert main(["demo", "--wbc-gains", str(tmp_path / "none.yaml"), "--out", str(tmp_path), "--no-video"]) == 2
+    assert "no file" in capsys.readouterr().out
+    assert main(["demo", "--wbc-gains", str(params_file("wbc_style_first.yaml")), "--multiprocess",
+                 "--out", str(tmp_path)]) == 2
+    assert "in-process only" in capsys.readouterr().out

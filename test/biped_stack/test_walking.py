@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import wbc_node.wbc
+from biped_common.resources import params_file
 from biped_common.rotations import quats_yaw
 from biped_stack.lockstep import LockstepSimulation
 from biped_stack.scenario import Scenario, ScenarioPush, Segment, load_scenario
@@ -39,6 +40,18 @@ def test_short_walk_tracks_the_command(robot_name, style):
     result = run_walk(robot_name, style, SHORT, progress=lambda m: None, state_source="ground_truth")
     check_walk(result.metrics)
     assert result.metrics["wbc_solve_ms"]["p50"] is not None
+
+
+def test_the_style_first_gains_walk_nearer_the_designed_swing():
+    """config/wbc_style_first.yaml (issue #18): the walk tracks the command as with the shipped
+    gains, and the forward segment's swing path is within 1.2 cm RMS of the plan (the shipped
+    gains: 2.8 cm on the teleop script, 2026-12-07) with the apex at least 0.85 of the planned."""
+    result = run_walk("humanoid", "neutral", SHORT, progress=lambda m: None, state_source="ground_truth",
+                      wbc_gains=params_file("wbc_style_first.yaml"))
+    check_walk(result.metrics)
+    assert result.metrics["wbc_gains"].endswith("wbc_style_first.yaml")
+    forward = next(f for f in result.metrics["style_fidelity"] if f["name"] == "forward")
+    assert forward["sole_swing_path_rms_m"] <= 0.012 and forward["swing_apex_ratio"] >= 0.85, forward
 
 
 @pytest.mark.slow
@@ -350,6 +363,28 @@ def test_brisk_walks_towards_0_8_m_s(robot_name):
         assert abs(fastest - 0.8) <= 0.05, segments["forward_fastest"]
     else:
         assert fastest >= BIPED_BRISK_FLOOR_M_S, segments["forward_fastest"]
+
+
+# What config/wbc_style_first.yaml reaches on the teleop script (README, "Style fidelity",
+# 2026-12-07): issue #18's apex and bob-amplitude bars; the path and the lag as regression bounds
+# over the measured 0.4-1.3 cm and 10-20 ms (the bars are 1 cm and 10 ms).
+STYLE_FIRST_PATH_RMS_M = 0.014
+STYLE_FIRST_BOB_LAG_S = 0.022
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("style", ["neutral", "bouncy"])
+@pytest.mark.parametrize("robot_name", ["humanoid", "biped"])
+def test_the_style_first_gains_on_the_teleop_script(robot_name, style):
+    metrics = run_walk(robot_name, style, load_scenario("teleop"), progress=lambda m: None, state_source="estimator",
+                       wbc_gains=params_file("wbc_style_first.yaml")).metrics
+    check_walk(metrics)
+    for f in metrics["style_fidelity"]:
+        if f["name"] in ("stand", "stop"):
+            continue
+        assert f["swing_apex_ratio"] >= 0.85 and f["sole_swing_path_rms_m"] <= STYLE_FIRST_PATH_RMS_M, f
+        if f["pelvis_height_lag_s"] is not None:
+            assert 0.8 <= f["pelvis_height_amplitude_ratio"] <= 1.2 and f["pelvis_height_lag_s"] <= STYLE_FIRST_BOB_LAG_S, f
 
 
 def estimator_standing(robot="biped"):

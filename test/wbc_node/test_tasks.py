@@ -37,7 +37,7 @@ def random_state(robot, seed):
 
 def all_tasks(robot):
     return [ComTask(1.0, 30.0, 10.0), PelvisTask(1.0, 50.0, 12.0, 80.0, 15.0, 4.0),
-            SwingFootTask("left", 1.0, 150.0, 25.0, 40.0),
+            SwingFootTask("left", 1.0, 150.0, 25.0, 40.0, 30.0),
             PostureTask(robot.joint_names, 1.0, 2.0, 20.0, 8.0)]
 
 
@@ -67,8 +67,10 @@ def test_the_pd_laws_push_towards_the_reference_and_clip_the_feed_forward(robot)
     assert com.desired_acceleration(kin, higher)[0] == pytest.approx(30.0 * 0.01)
     assert pelvis.desired_acceleration(kin, higher)[0] == pytest.approx(50.0 * 0.01)
     assert pelvis.desired_acceleration(kin, ref)[0] == pytest.approx(4.0)  # 50 m/s² asked, 4 allowed
-    np.testing.assert_allclose(swing.desired_acceleration(kin, ref)[:3], [0.0, 0.0, 40.0], atol=1e-9)
-    assert swing.active(ref) and not SwingFootTask("right", 1.0, 1.0, 1.0, 1.0).active(ref)
+    np.testing.assert_allclose(swing.desired_acceleration(kin, ref)[:3], [0.0, 0.0, 30.0], atol=1e-9)
+    sideways = state_reference(kin, foot_accel=(300.0, 400.0, -100.0))  # horizontal norm 500: 40 allowed
+    np.testing.assert_allclose(swing.desired_acceleration(kin, sideways)[:3], [24.0, 32.0, -30.0], atol=1e-9)
+    assert swing.active(ref) and not SwingFootTask("right", 1.0, 1.0, 1.0, 1.0, 1.0).active(ref)
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from biped_common.errors import BipedStackError
 
@@ -41,9 +40,6 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         return 2
     if args.wbc_gains and args.multiprocess:
         print("[error] --wbc-gains is in-process only (over DDS the wbc node reads its gains_file parameter)")
-        return 2
-    if args.wbc_gains and not Path(args.wbc_gains).is_file():
-        print(f"[error] --wbc-gains: no file {args.wbc_gains}")
         return 2
     return run_demo(args.robot, args.style, args.scenario, args.out, multiprocess=args.multiprocess,
                     video=not args.no_video, state_source=args.state_source, realtime=args.realtime,

@@ -191,6 +191,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     ``config/wbc_style_first.yaml``)."""
     if state_source not in STATE_SOURCES:
         raise ValueError(f"state_source must be one of {STATE_SOURCES}, got {state_source!r}")
+    gains = WbcGains.load(wbc_gains) if wbc_gains else None  # a bad file fails before the simulator starts
     sensors = sensors or ("mems" if state_source == "estimator" else "ideal")
     config = BridgeConfig.with_mems_sensors(robot=robot) if sensors == "mems" else BridgeConfig(robot=robot)
     sim = LockstepSimulation(robot, config=config)
@@ -201,7 +202,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
             return sim.backend.ground_truth()
     controller = WalkingController(sim.robot, load_style(style), base_state,
                                    control_period_s=sim.config.control_period_s, log=progress,
-                                   wbc_gains=WbcGains.load(wbc_gains) if wbc_gains else None)
+                                   wbc_gains=gains)
     sim.controller = controller
     model, data = sim.backend.model, sim.backend.data
     sole_sites = {side: mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_SITE, f.sole_site)

@@ -29,7 +29,7 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common.robot_model import SIDES, RobotModel
-from biped_common.rotations import quat_to_matrix, quat_wxyz_to_xyzw
+from biped_common.rotations import quat_to_matrix, quat_wxyz_to_xyzw, quat_xyzw_to_wxyz
 
 DAMPING = 1e-5          # λ of the damped least squares [m², rad²]
 MAX_RATE_RAD_S = 10.0   # a leg joint's posture rate at most
@@ -115,7 +115,7 @@ class LegPosture:
     def _base_velocity(reference, q: np.ndarray, v: np.ndarray) -> np.ndarray:
         """The pelvis's reference motion (6,) in the base axes of the solution, as Pinocchio's free
         flyer takes it: measured horizontally, the reference's vertical rate and angular velocity."""
-        linear = quat_to_matrix(np.array([q[6], q[3], q[4], q[5]])) @ v[:3]
+        linear = quat_to_matrix(quat_xyzw_to_wxyz(q[3:7])) @ v[:3]
         linear[2] = reference.pelvis_height_rate_m_s
         angular = (np.zeros(3) if reference.pelvis_angular_velocity_rad_s is None
                    else np.asarray(reference.pelvis_angular_velocity_rad_s, dtype=float))

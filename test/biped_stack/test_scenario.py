@@ -174,7 +174,7 @@ def test_step_period_ratio_compares_the_step_timing_after_a_push_with_before():
 
 def test_demo_refuses_a_missing_wbc_gains_file_and_wbc_gains_over_dds(tmp_path, capsys):
     assert main(["demo", "--wbc-gains", str(tmp_path / "none.yaml"), "--out", str(tmp_path), "--no-video"]) == 2
-    assert "no file" in capsys.readouterr().out
+    assert "none.yaml: <file>: cannot read" in capsys.readouterr().err
     assert main(["demo", "--wbc-gains", str(params_file("wbc_style_first.yaml")), "--multiprocess",
                  "--out", str(tmp_path)]) == 2
     assert "in-process only" in capsys.readouterr().out

@@ -37,6 +37,7 @@ from mpc_node.planning import ComPlanner
 from sim_bridge.bridge import BridgeConfig
 from state_estimator_node.estimator import StateEstimator
 from wbc_node.walking import WalkingWbc
+from wbc_node.recovery import ScheduledGains
 from wbc_node.wbc import WbcGains
 
 STATE_SOURCES = ("ground_truth", "estimator")
@@ -59,6 +60,7 @@ class WalkingLog:
     # (t, DCM error x, y [m, body frame], velocity bias x, y [m/s], step offset x, y [m, world],
     # κ_time, stepping) per planner tick
     feedback: list = field(default_factory=list)
+    recovery_level: list = field(default_factory=list)  # (t, level) per control tick, with gains scheduled by push
 
 
 class EstimatorInTheLoop:
@@ -89,7 +91,7 @@ class WalkingController:
     def __init__(self, robot: RobotModel, style: Style, state_source: Callable[[SensorFrame], BaseState | None],
                  control_period_s: float = 1.0 / CONTROL_RATE_HZ, planner_period_s: float = 1.0 / PLANNING_RATE_HZ,
                  log: Callable[[str], None] = print, start: Pose2 = Pose2(0.0, 0.0, 0.0),
-                 wbc_gains: WbcGains | None = None):
+                 wbc_gains: WbcGains | ScheduledGains | None = None):
         self.robot = robot
         self.state_source = state_source
         self.planner_period_s = planner_period_s
@@ -162,6 +164,8 @@ class WalkingController:
         started = time.perf_counter()
         command = self.wbc.command(frame, q, v)
         self.log.wbc_tick_s.append(time.perf_counter() - started)
+        if self.wbc.recovery is not None:
+            self.log.recovery_level.append((frame.stamp_s, self.wbc.recovery_level))
         self._record(now)
         return command
 
@@ -191,7 +195,7 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     ``config/wbc_style_first.yaml``)."""
     if state_source not in STATE_SOURCES:
         raise ValueError(f"state_source must be one of {STATE_SOURCES}, got {state_source!r}")
-    gains = WbcGains.load(wbc_gains) if wbc_gains else None  # a bad file fails before the simulator starts
+    gains = ScheduledGains.load(wbc_gains) if wbc_gains else None  # a bad file fails before the simulator starts
     sensors = sensors or ("mems" if state_source == "estimator" else "ideal")
     config = BridgeConfig.with_mems_sensors(robot=robot) if sensors == "mems" else BridgeConfig(robot=robot)
     sim = LockstepSimulation(robot, config=config)
@@ -286,9 +290,23 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
     if controller.planner.feedback is not None:
         metrics["feedback"] = feedback_metrics(log.feedback, scenario, arrays,
                                                controller.planner.config.feedback.recovered_error_m)
+    if controller.wbc.recovery is not None:
+        metrics["wbc_recovery"] = recovery_metrics(log.recovery_level)
     if isinstance(base_state, EstimatorInTheLoop):
         metrics["estimator"] = estimator_metrics(base_state.pairs)
     return WalkResult(metrics, arrays, log, scenario)
+
+
+def recovery_metrics(rows) -> dict:
+    """The gain schedule's recovery level over a run (``rows``: (t, level) per control tick):
+    its peak, the fraction of the time it was above 0, and that time [s]."""
+    levels = np.array([level for _, level in rows], dtype=float)
+    if levels.size == 0:
+        return {"max_level": 0.0, "fraction_recovering": 0.0, "recovering_s": 0.0}
+    times = np.array([t for t, _ in rows], dtype=float)
+    dt = float(np.median(np.diff(times))) if times.size > 1 else 0.0
+    return {"max_level": float(levels.max()), "fraction_recovering": float(np.mean(levels > 0.0)),
+            "recovering_s": float(np.sum(levels > 0.0) * dt)}
 
 
 def odom_to_world(estimate: BaseState | None, truth: BaseState) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,8 @@ the one the other tasks ask for:
 
 Measured (README, "Style fidelity"): the walk comes nearer the designed style in every figure, and
 far fewer pushes are survived — the standing posture's pull is part of what recovers a pushed
-robot. Hence a blend (``leg_posture_from_tasks`` in the WBC gains), 0 in the shipped gains.
+robot. Hence a blend (``leg_posture_from_tasks`` in the WBC gains), 0 in the shipped gains, and
+in ``config/wbc_style_first.yaml`` 1 scheduled down to 0 while a push lasts (:mod:`wbc_node.recovery`).
 Frames: world (Pinocchio's LOCAL_WORLD_ALIGNED for the sole twists); SI units.
 """
 

@@ -38,7 +38,7 @@ from biped_common.ros_node_tools import (GuardedNode, PLAN_QOS, RepeatFilter, SE
 from biped_common.state import BaseState
 from wbc_node.stand import StandController
 from wbc_node.walking import WalkingWbc
-from wbc_node.wbc import WbcGains
+from wbc_node.recovery import ScheduledGains
 
 # Lockstep pacing: the bridge steps when the WBC answers, the planner runs on /clock in another
 # process. A frame more than LOCKSTEP_MAX_INPUT_LAG_S of sim time ahead of the gait reference and
@@ -58,7 +58,7 @@ class WbcNodeConfig:
     robot: str = "humanoid"
     mode: str = "stand"                  # stand | walk
     state_source: str = "estimator"      # estimator (/odom) | ground_truth (walk mode)
-    gains_file: str = ""                 # task weights and gains (empty: config/wbc.yaml); see gains.* too
+    gains_file: str = ""                 # task weights and gains (empty: config/wbc.yaml); see gains.*, recovery.* too
 
     def __post_init__(self):
         if self.mode not in ("stand", "walk"):
@@ -67,6 +67,15 @@ class WbcNodeConfig:
 
 
 class WbcNode(GuardedNode):
+    def _declare_gains(self) -> ScheduledGains:
+        """The gains file's gains as parameters ``gains.<field>`` and, when it schedules gains by
+        push, its schedule as ``recovery.<field>`` (the recovery gains are the file's it names)."""
+        loaded = ScheduledGains.load(self.config.gains_file or None)
+        style = declare_section(self, "gains", loaded.style)
+        if loaded.schedule is None:
+            return ScheduledGains(style)
+        return ScheduledGains(style, declare_section(self, "recovery", loaded.schedule), loaded.recovery)
+
     def __init__(self, frames_from=None):
         """``frames_from``: a :class:`state_estimator_node.node.StateEstimatorNode` in this process
         (composed): the walking WBC on the estimator's state then takes each sensor frame and
@@ -79,7 +88,7 @@ class WbcNode(GuardedNode):
         self._warn = RepeatFilter(self.get_logger().warning)
         self._log_error = RepeatFilter(self.get_logger().error)
         self.stand = StandController(self.robot)
-        gains = declare_section(self, "gains", WbcGains.load(self.config.gains_file or None)) if self.walking else None
+        gains = self._declare_gains() if self.walking else None
         self.walker = WalkingWbc(self.robot, gains, log=self._warn) if self.walking else None
         # Pair the base state with the frame by stamp for either source (the estimator stamps its
         # /odom with the frame it estimates), so every answer uses the state of its own frame.

@@ -28,7 +28,8 @@ from wbc_node.hold import StanceHold
 from wbc_node.leg_posture import LegPosture
 from wbc_node.reference import ReferenceTable, wbc_reference
 from wbc_node.stand import StandController
-from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController
+from wbc_node.recovery import RecoveryLevel, ScheduledGains, blend_gains
+from wbc_node.wbc import WbcGains, WbcOutput, WbcReference, WholeBodyController, tasks_from_gains
 
 MAX_CONTROL_PERIOD_S = 0.02  # a longer gap between frames is a gap, not the rate
 MAX_REFERENCE_AGE_S = 0.25   # a gait reference older than this is stale (the planner stopped)
@@ -39,12 +40,18 @@ STAND_START_MAX_SPEED_M_S = 0.05  # faster than this, a WBC without inputs does 
 class WalkingWbc:
     """Tracks the gait reference and CoM plan it was last given."""
 
-    def __init__(self, robot: RobotModel, gains: WbcGains | None = None, control_period_s: float = 1.0 / CONTROL_RATE_HZ,
-                 log: Callable[[str], None] = print):
+    def __init__(self, robot: RobotModel, gains: WbcGains | ScheduledGains | None = None,
+                 control_period_s: float = 1.0 / CONTROL_RATE_HZ, log: Callable[[str], None] = print):
+        scheduled = ScheduledGains.of(gains)
         self.robot = robot
-        self.wbc = WholeBodyController(robot, gains)
+        self.wbc = WholeBodyController(robot, scheduled.style)
         self.stand = StandController(robot)
         self.leg_posture = LegPosture(robot, self.wbc.gains.leg_posture_from_tasks)
+        # Gains scheduled by push (wbc_node.recovery): the tasks and legs' posture blend per level.
+        self.scheduled = scheduled
+        self.recovery = RecoveryLevel(scheduled.schedule) if scheduled.schedule is not None else None
+        self.recovery_level = 0.0
+        self._by_level = {0.0: (self.wbc.tasks, self.wbc.gains.leg_posture_from_tasks)}
         self.control_period_s = control_period_s  # until frames show the period they come at
         self._last_frame_s: float | None = None
         self._log = log
@@ -98,6 +105,17 @@ class WalkingWbc:
 
     def set_plan(self, plan: ComPlan) -> None:
         self.plan = plan
+
+    def _schedule(self, level: float) -> None:
+        """The WBC's tasks and the legs' posture blend for recovery level ``level`` (logged when
+        it leaves or returns to 0)."""
+        if level not in self._by_level:
+            gains = blend_gains(self.scheduled.style, self.scheduled.recovery, level)
+            self._by_level[level] = (tasks_from_gains(gains, self.robot.joint_names), gains.leg_posture_from_tasks)
+        if (level > 0.0) != (self.recovery_level > 0.0):
+            self._log("WBC: push estimate: recovery gains" if level > 0.0 else "WBC: recovered: style gains")
+        self.recovery_level = level
+        self.wbc.tasks, self.leg_posture.blend = self._by_level[level]
 
     def _measure_period(self, now_s: float) -> None:
         """The period the setpoints are integrated over: the time since the previous frame, when
@@ -157,6 +175,8 @@ class WalkingWbc:
         else:
             reference = wbc_reference(self._arrays.motion(offset), self.plan.at(now),
                                       self.robot.standing_posture_rad, self._upper_index)
+        if self.recovery is not None:
+            self._schedule(self.recovery.update(self.control_period_s, self.plan.disturbance_m_s2))
         reference = self.leg_posture.apply(reference, q, v)
         self.last_reference = reference
         out = self.wbc.solve(q, v, reference)

@@ -37,6 +37,7 @@ from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import skew
 from biped_common.small_math import all_finite
 from wbc_node.qp import QpSolution, solve_qp
+from wbc_node.recovery import RECOVERY_KEY
 from wbc_node.tasks import SIDES, ComTask, Kinematics, PelvisTask, PostureTask, SwingFootTask, Task
 
 SOFT_STANCE_WEIGHT = 1e4  # the stance feet's no-motion as a cost, in the fallback attempt only
@@ -80,7 +81,9 @@ class WbcGains:
         """From a YAML file (default: the shipped ``config/wbc.yaml``); ConfigError naming the
         field (bounds checked)."""
         path = Path(path) if path else params_file("wbc.yaml")
-        return dataclass_from_mapping(cls, load_yaml_mapping(path), "")
+        mapping = dict(load_yaml_mapping(path))
+        mapping.pop(RECOVERY_KEY, None)  # the gain schedule's (wbc_node.recovery.RecoverySchedule)
+        return dataclass_from_mapping(cls, mapping, "")
 
     @classmethod
     def default(cls) -> "WbcGains":

@@ -74,6 +74,18 @@ def test_a_section_of_parameters_defaults_to_its_dataclass_and_is_validated(make
     assert error.value.field == "feedback.kappa_max"
 
 
+def test_the_wbc_gain_schedule_is_a_section_of_parameters(make_node):
+    """wbc_node's recovery.* parameters (wbc_node.recovery.RecoverySchedule, a str field among
+    the floats) default to the gains file's block and are validated."""
+    from biped_common.resources import params_file
+    from wbc_node.recovery import RecoverySchedule
+    shipped = RecoverySchedule.from_gains_file(params_file("wbc_style_first.yaml"))
+    schedule = declare_section(make_node(**{"recovery.hold_s": 2.0}), "recovery", shipped)
+    assert schedule.hold_s == 2.0 and schedule.gains_file == shipped.gains_file == "wbc.yaml"
+    with pytest.raises(ConfigError, match="disturbance_full_m_s2"):
+        declare_section(make_node(**{"recovery.disturbance_full_m_s2": 0.1}), "recovery", shipped)
+
+
 def test_refusal_log_reports_the_first_at_once_and_counts_the_rest():
     lines, now = [], [0.0]
     log = RefusalLog(lines.append, period_s=1.0, clock=lambda: now[0])

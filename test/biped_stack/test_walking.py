@@ -52,6 +52,7 @@ def test_the_style_first_gains_walk_nearer_the_designed_swing():
     assert result.metrics["wbc_gains"].endswith("wbc_style_first.yaml")
     forward = next(f for f in result.metrics["style_fidelity"] if f["name"] == "forward")
     assert forward["sole_swing_path_rms_m"] <= 0.012 and forward["swing_apex_ratio"] >= 0.85, forward
+    assert result.metrics["wbc_recovery"]["max_level"] == 0.0  # nothing pushed: the style's gains throughout
 
 
 @pytest.mark.slow
@@ -522,3 +523,24 @@ def test_the_standing_biped_steps_out_of_the_papers_push_at_once():
     t = trace["time_s"]
     lifted = ~(trace["left_planned_stance"] & trace["right_planned_stance"]) & (t > first_step_s)
     assert t[lifted].min() - first_step_s < 0.1  # a foot is in the air within 0.1 s
+
+
+def test_the_style_first_gains_switch_to_the_recovery_gains_under_the_papers_push():
+    """config/wbc_style_first.yaml schedules its gains by push (wbc_node/recovery.py): without the
+    schedule the humanoid falls to the paper's push walking (2026-12-07: 4 of its 12 walking push
+    cases survived); with it, it survives, the recovery level rising with the push's start and
+    back to 0 (the style's gains) after it, the commanded velocity regained within 3 s."""
+    result = run_walk("humanoid", "neutral", _push_scenario(True, (25.0, 0.0, 0.0)), progress=lambda m: None,
+                      wbc_gains=params_file("wbc_style_first.yaml"))
+    push = result.metrics["pushes"][0]
+    assert push["survived"], result.metrics["fall_reason"]
+    assert push["regained_after_s"] is not None and push["regained_after_s"] <= 3.0
+    rows = np.array(result.log.recovery_level)
+    start = 4.0  # the push's (see _push_scenario)
+    assert np.all(rows[rows[:, 0] < start, 1] == 0.0)
+    assert rows[(rows[:, 0] >= start) & (rows[:, 0] <= start + 0.15), 1].max() == 1.0  # within 0.15 s
+    # Back to 0 after the push (1 s), the push estimate's fall (0.3 s on 2026-12-07), the hold
+    # (2.5 s) and the release (1 s): the level was 0 from 8.71 s on.
+    assert np.all(rows[rows[:, 0] > start + 1.0 + 0.5 + 2.5 + 1.0, 1] == 0.0)
+    recovery = result.metrics["wbc_recovery"]
+    assert recovery["max_level"] == 1.0 and 3.5 < recovery["recovering_s"] < 5.5

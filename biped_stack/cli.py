@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="base state for the controllers (estimator: with MEMS-level sensor noise)")
     p.add_argument("--wbc-gains", default=None, metavar="FILE",
                    help="in-process: the WBC's gains file (default config/wbc.yaml; config/wbc_style_first.yaml "
-                        "walks nearer the designed style and survives far fewer pushes)")
+                        "walks nearer the designed style, with the shipped gains while a push lasts)")
     p.set_defaults(func=_cmd_demo)
 
     p = sub.add_parser("stand", help="in-process: stand under the stand controller, push, report")

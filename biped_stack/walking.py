@@ -300,10 +300,10 @@ def run_walk(robot: str, style: str, scenario: Scenario, progress=print, video_p
 def recovery_metrics(rows) -> dict:
     """The gain schedule's recovery level over a run (``rows``: (t, level) per control tick):
     its peak, the fraction of the time it was above 0, and that time [s]."""
-    levels = np.array([level for _, level in rows], dtype=float)
+    rows = np.asarray(rows, dtype=float).reshape(-1, 2)
+    times, levels = rows[:, 0], rows[:, 1]
     if levels.size == 0:
         return {"max_level": 0.0, "fraction_recovering": 0.0, "recovering_s": 0.0}
-    times = np.array([t for t, _ in rows], dtype=float)
     dt = float(np.median(np.diff(times))) if times.size > 1 else 0.0
     return {"max_level": float(levels.max()), "fraction_recovering": float(np.mean(levels > 0.0)),
             "recovering_s": float(np.sum(levels > 0.0) * dt)}

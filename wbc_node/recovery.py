@@ -23,9 +23,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
 
 from biped_common.config import ConfigError, bounded, dataclass_from_mapping, load_yaml_mapping
 from biped_common.resources import params_file
+
+if TYPE_CHECKING:
+    from wbc_node.wbc import WbcGains
 
 RECOVERY_KEY = "recovery"  # the block of a WBC gains file that schedules it (optional)
 LEVEL_STEPS = 10           # the level is quantized to 1/LEVEL_STEPS: the tasks are built once per step
@@ -52,14 +56,6 @@ class RecoverySchedule:
             raise ConfigError("disturbance_full_m_s2", f"must exceed disturbance_start_m_s2 "
                               f"({self.disturbance_start_m_s2:g}), got {self.disturbance_full_m_s2:g}")
 
-    @classmethod
-    def from_gains_file(cls, path: str | Path | None = None) -> "RecoverySchedule | None":
-        """The ``recovery:`` block of a WBC gains file (default ``config/wbc.yaml``); None when it
-        has none. ConfigError naming ``recovery.<field>``."""
-        path = Path(path) if path else params_file("wbc.yaml")
-        block = load_yaml_mapping(path).get(RECOVERY_KEY)
-        return None if block is None else dataclass_from_mapping(cls, block, RECOVERY_KEY)
-
     def recovery_gains_path(self, gains_path: str | Path | None) -> Path:
         """Where :attr:`gains_file` is: next to the file naming it when there, else a shipped
         config file."""
@@ -68,6 +64,13 @@ class RecoverySchedule:
             if beside.is_file():
                 return beside
         return params_file(self.gains_file)
+
+
+def read_gains_file(path: str | Path | None = None) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+    """A WBC gains file (default ``config/wbc.yaml``), read once: its gains' fields and its
+    ``recovery:`` block (None when it has none). ConfigError naming the file if unreadable."""
+    mapping = dict(load_yaml_mapping(Path(path) if path else params_file("wbc.yaml")))
+    return mapping, mapping.pop(RECOVERY_KEY, None)
 
 
 def blend_gains(style, recovery, level: float):
@@ -112,23 +115,25 @@ class ScheduledGains:
     it has a ``recovery:`` block, its ``schedule`` and the ``recovery`` gains it names (else both
     None: the style gains throughout)."""
 
-    style: object
+    style: WbcGains
     schedule: RecoverySchedule | None = None
-    recovery: object | None = None
+    recovery: WbcGains | None = None
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> "ScheduledGains":
         """From a WBC gains file (default ``config/wbc.yaml``); ConfigError naming the field (of
         the recovery gains file too, which must not schedule again)."""
         from wbc_node.wbc import WbcGains
-        style = WbcGains.load(path)
-        schedule = RecoverySchedule.from_gains_file(path)
-        if schedule is None:
+        gains, block = read_gains_file(path)
+        style = dataclass_from_mapping(WbcGains, gains, "")
+        if block is None:
             return cls(style)
+        schedule = dataclass_from_mapping(RecoverySchedule, block, RECOVERY_KEY)
         recovery_path = schedule.recovery_gains_path(path)
-        if RecoverySchedule.from_gains_file(recovery_path) is not None:
+        recovery, nested = read_gains_file(recovery_path)
+        if nested is not None:
             raise ConfigError(f"{RECOVERY_KEY}.gains_file", f"{recovery_path} has a recovery block of its own")
-        return cls(style, schedule, WbcGains.load(recovery_path))
+        return cls(style, schedule, dataclass_from_mapping(WbcGains, recovery, ""))
 
     @classmethod
     def of(cls, gains) -> "ScheduledGains":

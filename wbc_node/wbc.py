@@ -31,13 +31,12 @@ from pathlib import Path
 
 import numpy as np
 
-from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
-from biped_common.resources import params_file
+from biped_common.config import bounded, dataclass_from_mapping
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import skew
 from biped_common.small_math import all_finite
 from wbc_node.qp import QpSolution, solve_qp
-from wbc_node.recovery import RECOVERY_KEY
+from wbc_node.recovery import read_gains_file
 from wbc_node.tasks import SIDES, ComTask, Kinematics, PelvisTask, PostureTask, SwingFootTask, Task
 
 SOFT_STANCE_WEIGHT = 1e4  # the stance feet's no-motion as a cost, in the fallback attempt only
@@ -80,10 +79,8 @@ class WbcGains:
     def load(cls, path: str | Path | None = None) -> "WbcGains":
         """From a YAML file (default: the shipped ``config/wbc.yaml``); ConfigError naming the
         field (bounds checked)."""
-        path = Path(path) if path else params_file("wbc.yaml")
-        mapping = dict(load_yaml_mapping(path))
-        mapping.pop(RECOVERY_KEY, None)  # the gain schedule's (wbc_node.recovery.RecoverySchedule)
-        return dataclass_from_mapping(cls, mapping, "")
+        gains, _ = read_gains_file(path)  # its recovery block, if any, is wbc_node.recovery.ScheduledGains'
+        return dataclass_from_mapping(cls, gains, "")
 
     @classmethod
     def default(cls) -> "WbcGains":

@@ -78,8 +78,8 @@ def test_the_wbc_gain_schedule_is_a_section_of_parameters(make_node):
     """wbc_node's recovery.* parameters (wbc_node.recovery.RecoverySchedule, a str field among
     the floats) default to the gains file's block and are validated."""
     from biped_common.resources import params_file
-    from wbc_node.recovery import RecoverySchedule
-    shipped = RecoverySchedule.from_gains_file(params_file("wbc_style_first.yaml"))
+    from wbc_node.recovery import ScheduledGains
+    shipped = ScheduledGains.load(params_file("wbc_style_first.yaml")).schedule
     schedule = declare_section(make_node(**{"recovery.hold_s": 2.0}), "recovery", shipped)
     assert schedule.hold_s == 2.0 and schedule.gains_file == shipped.gains_file == "wbc.yaml"
     with pytest.raises(ConfigError, match="disturbance_full_m_s2"):

@@ -23,15 +23,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
 
-from biped_common.config import ConfigError, bounded, dataclass_from_mapping, load_yaml_mapping
+from biped_common.config import ConfigError, bounded, dataclass_from_mapping
 from biped_common.resources import params_file
+from wbc_node.wbc import RECOVERY_KEY, WbcGains, read_gains_file
 
-if TYPE_CHECKING:
-    from wbc_node.wbc import WbcGains
-
-RECOVERY_KEY = "recovery"  # the block of a WBC gains file that schedules it (optional)
 LEVEL_STEPS = 10           # the level is quantized to 1/LEVEL_STEPS: the tasks are built once per step
 # Fields of the gains that are not blended: the QP's contact model and regularization (its
 # layout is built once), the stance damping (a constraint's, not a task's).
@@ -66,15 +62,8 @@ class RecoverySchedule:
         return params_file(self.gains_file)
 
 
-def read_gains_file(path: str | Path | None = None) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
-    """A WBC gains file (default ``config/wbc.yaml``), read once: its gains' fields and its
-    ``recovery:`` block (None when it has none). ConfigError naming the file if unreadable."""
-    mapping = dict(load_yaml_mapping(Path(path) if path else params_file("wbc.yaml")))
-    return mapping, mapping.pop(RECOVERY_KEY, None)
-
-
-def blend_gains(style, recovery, level: float):
-    """The WBC gains (:class:`wbc_node.wbc.WbcGains`) ``level`` ∈ [0, 1] of the way from
+def blend_gains(style: WbcGains, recovery: WbcGains, level: float) -> WbcGains:
+    """The WBC gains ``level`` ∈ [0, 1] of the way from
     ``style`` to ``recovery``, linearly, every field but :data:`UNBLENDED` (the style's)."""
     level = min(max(float(level), 0.0), 1.0)
     values = {f.name: getattr(style, f.name) + level * (getattr(recovery, f.name) - getattr(style, f.name))
@@ -123,7 +112,6 @@ class ScheduledGains:
     def load(cls, path: str | Path | None = None) -> "ScheduledGains":
         """From a WBC gains file (default ``config/wbc.yaml``); ConfigError naming the field (of
         the recovery gains file too, which must not schedule again)."""
-        from wbc_node.wbc import WbcGains
         gains, block = read_gains_file(path)
         style = dataclass_from_mapping(WbcGains, gains, "")
         if block is None:
@@ -136,7 +124,7 @@ class ScheduledGains:
         return cls(style, schedule, dataclass_from_mapping(WbcGains, recovery, ""))
 
     @classmethod
-    def of(cls, gains) -> "ScheduledGains":
+    def of(cls, gains: WbcGains | ScheduledGains | None) -> ScheduledGains:
         """``gains`` as scheduled gains: None → the shipped file's, WbcGains → unscheduled."""
         if gains is None:
             return cls.load()

@@ -28,17 +28,19 @@ import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Mapping
 
 import numpy as np
 
-from biped_common.config import bounded, dataclass_from_mapping
+from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
+from biped_common.resources import params_file
 from biped_common.robot_model import FootGeometry, RobotModel
 from biped_common.rotations import skew
 from biped_common.small_math import all_finite
 from wbc_node.qp import QpSolution, solve_qp
-from wbc_node.recovery import read_gains_file
 from wbc_node.tasks import SIDES, ComTask, Kinematics, PelvisTask, PostureTask, SwingFootTask, Task
 
+RECOVERY_KEY = "recovery"  # the block of a WBC gains file that schedules it (optional; wbc_node.recovery)
 SOFT_STANCE_WEIGHT = 1e4  # the stance feet's no-motion as a cost, in the fallback attempt only
 TORQUE_ROW_TOLERANCE = 1e-4  # relative, as solve_qp's constraint check (tolerance 1e-5 × 10)
 
@@ -86,6 +88,13 @@ class WbcGains:
     def default(cls) -> "WbcGains":
         """The shipped gains (``config/wbc.yaml``)."""
         return cls.load()
+
+
+def read_gains_file(path: str | Path | None = None) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+    """A WBC gains file (default ``config/wbc.yaml``), read once: its gains' fields and its
+    ``recovery:`` block (None when it has none). ConfigError naming the file if unreadable."""
+    mapping = dict(load_yaml_mapping(Path(path) if path else params_file("wbc.yaml")))
+    return mapping, mapping.pop(RECOVERY_KEY, None)
 
 
 @dataclass(frozen=True)

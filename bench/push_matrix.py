@@ -10,7 +10,11 @@ the peak feedback adjustments. Cases run in parallel (one process per core).
 
 Run: .venv/bin/python bench/push_matrix.py [--robots humanoid,biped] [--styles neutral,bouncy]
        [--modes walk,stand] [--pushes paper,sides,impulses,goal] [--json out.json] [--jobs N]
-       [--wbc-gains FILE]
+       [--wbc-gains FILE] [--delays 0,0.1,0.2,0.3]
+
+``--delays`` repeats every case with the push that much later [s]: at other phases of the gait.
+The bars push at one instant; whether a push is survived can hinge on the foot that happens to
+be swinging then, so comparisons of controllers are fairer over several phases.
 """
 
 from __future__ import annotations
@@ -26,11 +30,13 @@ from biped_stack.push_cases import PUSH_SETS, scenario_for  # noqa: E402
 
 def run_case(case):
     """One case → a result row (dict)."""
-    robot, style, mode, label, duration_s, fx, fy, wbc_gains = case
+    robot, style, mode, label, duration_s, fx, fy, wbc_gains, delay_s = case
     from biped_stack.walking import run_walk
     started = time.perf_counter()
-    result = run_walk(robot, style, scenario_for(mode, label, duration_s, fx, fy), progress=lambda *_: None,
+    result = run_walk(robot, style, scenario_for(mode, label, duration_s, fx, fy, delay_s), progress=lambda *_: None,
                       wbc_gains=wbc_gains)
+    if delay_s:
+        label = f"{label} +{delay_s:g}s"
     push = result.metrics["pushes"][0]
     return {"robot": robot, "style": style, "mode": mode, "push": label, "survived": bool(push["survived"]),
             "fall_reason": result.metrics["fall_reason"], "regained_after_s": push["regained_after_s"],
@@ -48,10 +54,13 @@ def main(argv=None) -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", default=None)
     parser.add_argument("--wbc-gains", default=None, metavar="FILE", help="WBC gains file (default config/wbc.yaml)")
+    parser.add_argument("--delays", default="0", help="push this much later [s], comma-separated: each case once per delay")
     args = parser.parse_args(argv)
-    cases = [(robot, style, mode, *push, args.wbc_gains)
+    delays = [float(d) for d in args.delays.split(",")]
+    cases = [(robot, style, mode, *push, args.wbc_gains, delay)
              for robot in args.robots.split(",") for style in args.styles.split(",")
-             for mode in args.modes.split(",") for name in args.pushes.split(",") for push in PUSH_SETS[name]]
+             for mode in args.modes.split(",") for name in args.pushes.split(",") for push in PUSH_SETS[name]
+             for delay in delays]
     print(f"{len(cases)} cases on {args.jobs} processes", flush=True)
     rows = []
     with multiprocessing.get_context("spawn").Pool(args.jobs) as pool:
@@ -60,10 +69,11 @@ def main(argv=None) -> int:
             fb = row["feedback"]
             peaks = (f"  DCM err {fb['peak_dcm_error_m'] * 100:4.1f} cm  step {fb['peak_step_offset_m'] * 100:4.1f} cm  "
                      f"κ {fb['time_scale_range'][0]:.2f}–{fb['time_scale_range'][1]:.2f}  "
+                     f"clock {fb['clock_scale_range'][0]:.2f}–{fb['clock_scale_range'][1]:.2f}  "
                      f"Δv {fb['peak_velocity_bias_m_s']:.2f} m/s  steps {fb['steps_to_recover']}" if fb else "")
             regained, ratio = row["regained_after_s"], row["step_period_ratio"]
             peaks += "" if ratio is None else f"  step period ×{ratio:.3f}"
-            print(f"{row['robot']:9s} {row['style']:7s} {row['mode']:5s} {row['push']:16s} "
+            print(f"{row['robot']:9s} {row['style']:7s} {row['mode']:5s} {row['push']:22s} "
                   f"{'survived' if row['survived'] else 'FELL    '}  regained "
                   f"{'—' if regained is None else f'{regained:4.2f} s':>6s}{peaks}"
                   + ("" if row["survived"] else f"  ({row['fall_reason']})"), flush=True)

@@ -22,14 +22,17 @@ PUSH_SETS = {
 WALK_SPEED_M_S = 0.3
 
 
-def scenario_for(mode: str, label: str, duration_s: float, fx: float, fy: float):
+def scenario_for(mode: str, label: str, duration_s: float, fx: float, fy: float, delay_s: float = 0.0):
     """The scenario of one case: ``mode`` "walk" or "stand", a push of ``fx``, ``fy`` [N] (heading
-    frame) for ``duration_s`` [s] (see the module docstring)."""
+    frame) for ``duration_s`` [s] (see the module docstring), ``delay_s`` [s] later than the bars'
+    (at another phase of the gait)."""
+    if not 0.0 <= delay_s <= 5.0:
+        raise ValueError(f"delay_s must be within [0, 5] s, got {delay_s}")
     if mode == "walk":
-        start = 5.0
+        start = 5.0 + delay_s
         segments = (Segment("stand", 1.0, (0.0, 0.0, 0.0)),
                     Segment("forward", start + duration_s + 5.0 - 1.0, (WALK_SPEED_M_S, 0.0, 0.0)))
     else:
-        start = 3.0
+        start = 3.0 + delay_s
         segments = (Segment("stand", start + duration_s + 5.0, (0.0, 0.0, 0.0)),)
     return Scenario(f"push {label} {mode}", segments, (ScenarioPush(start, duration_s, (fx, fy, 0.0)),))

@@ -266,7 +266,7 @@ def push_metrics(scenario: Scenario, arrays: dict[str, np.ndarray], fall_time_s:
 
 
 FEEDBACK_COLUMNS = ("t_s", "error_x_m", "error_y_m", "velocity_bias_x_m_s", "velocity_bias_y_m_s",
-                    "step_offset_x_m", "step_offset_y_m", "time_scale", "stepping")
+                    "step_offset_x_m", "step_offset_y_m", "time_scale", "stepping", "clock_scale")
 RECOVERED_FOR_S = 0.5  # the DCM error back within the step dead-band this long: recovered
 
 
@@ -275,19 +275,21 @@ def feedback_metrics(rows: np.ndarray, scenario: Scenario, arrays: dict[str, np.
     """The gait feedback over a run (``rows``: one per planner tick, columns
     :data:`FEEDBACK_COLUMNS`; body-frame error and bias, world-frame offsets): RMS of each
     adjustment over the run (issue #16 bar 4: near zero without pushes) and, per push, the peak
-    DCM error, step offset, velocity bias and κ range from its start to
+    DCM error, step offset, velocity bias, κ_time range and the gait clock's κ range (κ_time, or
+    the step timing's in a swing it adapts) from its start to
     :data:`RECOVERY_WITHIN_S` after its end, and ``steps_to_recover``: touch-downs from its
     start until the DCM error has stayed below ``recovered_error_m`` for
     :data:`RECOVERED_FOR_S` (None if it did not within that window)."""
     rows = np.asarray(rows, dtype=float).reshape(-1, len(FEEDBACK_COLUMNS))
     if rows.shape[0] == 0:
         return {}
-    t, error, bias, offset, kappa = rows[:, 0], rows[:, 1:3], rows[:, 3:5], rows[:, 5:7], rows[:, 7]
+    t, error, bias, offset, kappa, clock = rows[:, 0], rows[:, 1:3], rows[:, 3:5], rows[:, 5:7], rows[:, 7], rows[:, 9]
 
     def rms(x):  # of a vector's norm (N, k), or of a scalar (N,)
         return float(np.sqrt(np.mean(x**2 if x.ndim == 1 else np.sum(x**2, axis=1))))
     out = {"rms_dcm_error_m": rms(error), "rms_velocity_bias_m_s": rms(bias), "rms_step_offset_m": rms(offset),
-           "rms_time_scale_minus_1": rms(kappa - 1.0), "peak_step_offset_m": float(np.linalg.norm(offset, axis=1).max()),
+           "rms_time_scale_minus_1": rms(kappa - 1.0), "rms_clock_scale_minus_1": rms(clock - 1.0),
+           "peak_step_offset_m": float(np.linalg.norm(offset, axis=1).max()),
            "stepping_fraction": float(rows[:, 8].mean()), "pushes": []}
     touch_downs = touch_downs_s(arrays)
     for push in scenario.pushes:
@@ -311,6 +313,7 @@ def feedback_metrics(rows: np.ndarray, scenario: Scenario, arrays: dict[str, np.
             "peak_step_offset_m": float(np.linalg.norm(offset[window], axis=1).max()),
             "peak_velocity_bias_m_s": float(np.linalg.norm(bias[window], axis=1).max()),
             "time_scale_range": [float(kappa[window].min()), float(kappa[window].max())],
+            "clock_scale_range": [float(clock[window].min()), float(clock[window].max())],
             "steps_to_recover": None if recovered_s is None else
             int(np.count_nonzero((touch_downs >= push.start_s) & (touch_downs <= recovered_s)))})
     return out

@@ -83,13 +83,15 @@ def run_demo(robot: str, style: str, scenario_name: str | None, out_dir: str, mu
               + (f", peak velocity error {push['peak_velocity_error_m_s']:.2f} m/s"
                  if push["peak_velocity_error_m_s"] is not None else "")
               + (f"; peak DCM error {fb['peak_dcm_error_m'] * 100:.1f} cm, footstep offset "
-                 f"{fb['peak_step_offset_m'] * 100:.1f} cm, κ {fb['time_scale_range'][0]:.2f}–"
-                 f"{fb['time_scale_range'][1]:.2f}, velocity adjustment {fb['peak_velocity_bias_m_s']:.2f} m/s, "
+                 f"{fb['peak_step_offset_m'] * 100:.1f} cm, κ_time {fb['time_scale_range'][0]:.2f}–"
+                 f"{fb['time_scale_range'][1]:.2f}, clock κ {fb['clock_scale_range'][0]:.2f}–"
+                 f"{fb['clock_scale_range'][1]:.2f}, velocity adjustment {fb['peak_velocity_bias_m_s']:.2f} m/s, "
                  f"{'?' if fb['steps_to_recover'] is None else fb['steps_to_recover']} steps to recover" if fb else ""))
     if "feedback" in m:
         f = m["feedback"]
         print(f"  feedback RMS over the run: velocity adjustment {f['rms_velocity_bias_m_s']:.3f} m/s, footstep offset "
-              f"{f['rms_step_offset_m'] * 100:.1f} cm, κ − 1 {f['rms_time_scale_minus_1']:.3f}")
+              f"{f['rms_step_offset_m'] * 100:.1f} cm, κ_time − 1 {f['rms_time_scale_minus_1']:.3f}, "
+              f"clock κ − 1 {f['rms_clock_scale_minus_1']:.3f}")
     if "realtime" in m:
         r = m["realtime"]
         cpu = ", CPU " + ", ".join(f"{k} {v:.0f} %" for k, v in r["cpu_percent"].items())

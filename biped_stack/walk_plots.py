@@ -135,7 +135,8 @@ def _feedback_figure(plt, rows: np.ndarray, scenario):
             ax.plot(t, values[:, k], lw=0.9, label=label)
         ax.set_ylabel(ylabel)
         ax.legend(loc="upper right", fontsize=7)
-    axes[1].plot(t, rows[:, 7], color="tab:purple", lw=0.9, label="κ_time")
+    axes[1].plot(t, rows[:, 7], color="tab:purple", lw=0.9, label="κ_time (body path)")
+    axes[1].plot(t, rows[:, 9], color="tab:orange", lw=0.9, label="gait clock's κ (step timing in a swing)")
     stepping = rows[:, 8] > 0
     if stepping.any():
         axes[1].fill_between(t, 0.0, 1.0, where=stepping, transform=axes[1].get_xaxis_transform(), color="tab:green",

@@ -127,7 +127,7 @@ class WalkingController:
             self.planner.step(now_s - self._planner_time_s)
             a = self.planner.adjustment
             self.log.feedback.append((now_s, *a.error_m, *a.velocity_bias, *a.step_offset_m, a.time_scale,
-                                      float(a.needs_steps)))
+                                      float(a.needs_steps), self.planner.clock_scale))
         self._planner_time_s = now_s
         reference = self.planner.reference()
         self._replans += 1

@@ -28,6 +28,11 @@ what this module acts on, expressed in the body frame (x forward, y left):
   error e along the heading, dead-banded), within [κ_min, κ_max]: pushed forward, the reference
   runs faster and steps come sooner; pushed back, it slows so the CoM falls back onto it. The
   curves are re-timed through the phase map, so they keep their shape.
+- step timing (``step_timing``): while one foot swings, where it lands and when are chosen
+  together (:func:`adapt_step`; Khadiv et al. 2020): a small bounded least-squares problem on
+  τ = e^{ωT} trades the foothold's move against the touch-down's, so a step that cannot reach far
+  enough lands sooner instead — the footstep adjustment above, with its timing free. Its κ runs
+  the gait clock for the rest of the swing (the body path keeps κ_time).
 
 The adjustments vanish inside the dead-bands, so an unpushed walk is the unadjusted style, and
 decay with the error once the robot has recovered. A standing robot absorbs a push with its
@@ -44,6 +49,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import numpy as np
+from scipy.optimize import lsq_linear
 
 from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
 from biped_common.resources import params_file
@@ -76,6 +82,9 @@ class FeedbackConfig:
     time_filter_s: float = bounded(0.0, 1.0, "s", "low-pass time constant of κ_time (0: none)")
     kappa_min: float = bounded(0.3, 1.0, "", "slowest time scale")
     kappa_max: float = bounded(1.0, 3.0, "", "fastest time scale")
+    step_timing: bool = field(metadata={"doc": "a swinging foot's foothold and touch-down time chosen together (adapt_step)"})
+    timing_weight_m2: float = bounded(0.0, 1e4, "m²", "cost of τ = e^{ωT} off nominal, per unit², against a foothold moved 1 m")
+    dcm_offset_weight: float = bounded(0.0, 1e6, "", "cost of the DCM's offset from the foothold at touch-down off nominal, against the foothold's move")
     stand_step_margin_m: float = bounded(-0.1, 0.1, "m", "a standing robot steps when its DCM is this near the support's edge")
     recovered_error_m: float = bounded(0.001, 0.5, "m", "DCM error below which the robot has recovered")
     stand_again_after_s: float = bounded(0.0, 10.0, "s", "recovered this long: a robot that stood stands again")
@@ -99,18 +108,35 @@ class FeedbackConfig:
 @dataclass(frozen=True)
 class FeedbackAdjustment:
     """What the feedback asks of the planner this tick. ``velocity_bias`` (ẋ, ẏ [m/s]) in the
-    body frame; ``step_offset_m`` (x, y) in the world, for the next touch-down; ``time_scale`` κ;
-    ``needs_steps``: a standing robot must step; ``error_m`` the DCM error (x, y) in the body
-    frame."""
+    body frame; ``step_offset_m`` (x, y) in the world, for the next touch-down; ``time_scale``
+    κ_time (the body path's); ``needs_steps``: a standing robot must step; ``error_m`` the DCM
+    error (x, y) in the body frame; ``clock_scale`` the gait clock's κ (κ_time, or the step
+    timing's while it adapts a swing)."""
 
     velocity_bias: np.ndarray
     step_offset_m: np.ndarray
     time_scale: float
     needs_steps: bool
     error_m: np.ndarray
+    clock_scale: float = 1.0
 
 
 NO_ADJUSTMENT = FeedbackAdjustment(np.zeros(2), np.zeros(2), 1.0, False, np.zeros(2))
+
+
+@dataclass(frozen=True)
+class SwingStep:
+    """The swing in progress that :func:`adapt_step` adapts, as the unadjusted gait plans it
+    (world frame [m]; times at κ = 1 [s]): the stance sole's centre (the CoP until touch-down),
+    the landing sole's centre, the nominal DCM now and at touch-down, the time to touch-down, and
+    the swinging side."""
+
+    stance_m: np.ndarray
+    landing_m: np.ndarray
+    dcm_now_m: np.ndarray
+    dcm_at_touch_down_m: np.ndarray
+    time_to_touch_down_s: float
+    side: str
 
 
 def dcm(com_m: np.ndarray, com_velocity_m_s: np.ndarray, omega_per_s: float) -> np.ndarray:
@@ -188,6 +214,42 @@ def time_error_m(error_body_m: np.ndarray, forward_velocity_m_s: float, walking_
     return s * float(error_body_m[0]) + (1.0 - abs(s)) * float(np.linalg.norm(error_body_m))
 
 
+def adapt_step(error_body_m: np.ndarray, swing: SwingStep, heading_rad: float, omega_per_s: float,
+               config: FeedbackConfig) -> tuple[np.ndarray, float]:
+    """Where and when the swinging foot lands (Khadiv et al. 2020, "Walking control based on step
+    timing adaptation", §III, eq. 9–14). With τ = e^{ωT} and the CoP u₀ at the stance sole until
+    touch-down, the DCM ξ = ξ_nom + ``error_body_m`` lands at ξ_T = (ξ − u₀)τ + u₀; a landing
+    u_T leaves the offset b = ξ_T − u_T that the next steps inherit. Minimised over (u_T, τ):
+
+        ‖u_T − u_nom‖² + w_τ (τ − τ_nom)² + w_b ‖b − b_nom‖²
+
+    with u_T in :func:`clamp_foothold`'s box around the stance foot and T within the clock's range
+    [T_nom/κ_max, T_nom/κ_min] — a bounded linear least-squares problem in three unknowns. At
+    zero error the nominal step is its solution; with τ held (w_τ → ∞) and w_b → ∞ it is the
+    footstep law's offset e^{ωT} ε. Returns the landing's offset from u_nom (2,) [m, world] and
+    the clock's rate κ = T_nom/T* for the rest of the swing."""
+    cfg = config
+    t_nom = max(swing.time_to_touch_down_s, 1e-3)
+    tau_nom = math.exp(omega_per_s * t_nom)
+    # Body frame (x forward, y left), relative to the stance sole: where the box bounds are.
+    e0 = to_body_xy(swing.dcm_now_m - swing.stance_m, heading_rad) + np.asarray(error_body_m, dtype=float)
+    u_nom = to_body_xy(swing.landing_m - swing.stance_m, heading_rad)
+    b_nom = to_body_xy(swing.dcm_at_touch_down_m - swing.landing_m, heading_rad)
+    w_tau, w_b = math.sqrt(cfg.timing_weight_m2), math.sqrt(cfg.dcm_offset_weight)
+    # Rows: u_T − u_nom; √w_τ (τ − τ_nom); √w_b (e0 τ − u_T − b_nom)  (b eliminated: b = e0 τ − u_T).
+    a = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, w_tau],
+                  [-w_b, 0.0, w_b * e0[0]], [0.0, -w_b, w_b * e0[1]]])
+    rhs = np.array([u_nom[0], u_nom[1], w_tau * tau_nom, w_b * b_nom[0], w_b * b_nom[1]])
+    sign = 1.0 if swing.side == "left" else -1.0
+    lateral = sorted((sign * cfg.min_foot_separation_m, sign * cfg.max_foot_separation_m))
+    lower = np.array([-cfg.max_stride_m, lateral[0], math.exp(omega_per_s * t_nom / cfg.kappa_max)])
+    upper = np.array([cfg.max_stride_m, lateral[1], math.exp(omega_per_s * t_nom / cfg.kappa_min)])
+    solution = lsq_linear(a, rhs, bounds=(lower, upper), method="bvls").x
+    t_star = math.log(solution[2]) / omega_per_s
+    clock_scale = min(max(t_nom / t_star, cfg.kappa_min), cfg.kappa_max)
+    return to_world_xy(solution[:2] - u_nom, heading_rad), clock_scale
+
+
 class GaitFeedback:
     """The feedback's state (filtered errors, the recovery clock) and its laws, tick by tick."""
 
@@ -201,6 +263,7 @@ class GaitFeedback:
         self._forward_rate = 0.0
         self._recovered_s = 0.0
         self._time_scale = 1.0
+        self._clock_change = 0.0  # the step timing's change of the clock's κ, filtered
         self.stepping = False
         self.last = NO_ADJUSTMENT
 
@@ -218,14 +281,17 @@ class GaitFeedback:
 
     def update(self, dt_s: float, error_world_m: np.ndarray, heading_rad: float, time_to_touch_down_s: float | None,
                standing: bool, forward_velocity_m_s: float = 0.0,
-               dcm_inside_support_m: float = math.inf, push_shift_world_m=(0.0, 0.0)) -> FeedbackAdjustment:
+               dcm_inside_support_m: float = math.inf, push_shift_world_m=(0.0, 0.0),
+               swing: SwingStep | None = None) -> FeedbackAdjustment:
         """One tick: the DCM error (world, m) → the adjustments (:class:`FeedbackAdjustment`).
         ``time_to_touch_down_s``: until the next touch-down (None: none planned);
         ``forward_velocity_m_s``: the walked velocity along the heading (the time scaling's
         sense, see :func:`time_error_m`); ``dcm_inside_support_m``: how far the measured DCM is
         inside the support polygon (negative: outside; :func:`biped_common.support_polygon.inside_polygon_m`);
         ``push_shift_world_m`` (2,): the filtered push's shift δ̄/ω² [m, world]
-        (:meth:`filter_push`), for the footstep adjustment."""
+        (:meth:`filter_push`), for the footstep adjustment; ``swing``: the swing in progress in
+        single support, whose foothold and timing the step timing adapts together (None: none,
+        or ``step_timing`` off — the footstep law alone)."""
         cfg = self.config
         if not cfg.enabled or not np.all(np.isfinite(error_world_m)):
             self.last = NO_ADJUSTMENT
@@ -242,8 +308,12 @@ class GaitFeedback:
         velocity_bias = cfg.velocity_gain_per_s * dead_band(self._slow_error, cfg.velocity_deadband_m)
 
         step_offset = np.zeros(2)
-        if time_to_touch_down_s is not None and not standing:
-            shift_body = cfg.push_step_gain * to_body_xy(push_shift_world_m, heading_rad)
+        clock_target = None
+        shift_body = cfg.push_step_gain * to_body_xy(push_shift_world_m, heading_rad)
+        if swing is not None and cfg.step_timing and not standing:
+            step_offset, clock_target = adapt_step(dead_band(error + shift_body, cfg.step_deadband_m), swing,
+                                                   heading_rad, self.omega_per_s, cfg)
+        elif time_to_touch_down_s is not None and not standing:
             grown = math.exp(self.omega_per_s * min(max(time_to_touch_down_s, 0.0), cfg.max_growth_s)) * dead_band(
                 error + shift_body, cfg.step_deadband_m)
             offset_body = cfg.step_gain * grown
@@ -262,6 +332,11 @@ class GaitFeedback:
         self._time_scale += (1.0 if cfg.time_filter_s <= 0 else min(1.0, dt_s / cfg.time_filter_s)) * (
             time_scale - self._time_scale)
         time_scale = self._time_scale
+        # The clock runs at κ_time plus the step timing's change of it, filtered so that the clock's
+        # rate stays continuous as a swing's adaptation starts and ends.
+        self._clock_change += (1.0 if cfg.time_filter_s <= 0 else min(1.0, dt_s / cfg.time_filter_s)) * (
+            (0.0 if clock_target is None else clock_target - time_scale) - self._clock_change)
+        clock_scale = min(max(time_scale + self._clock_change, cfg.kappa_min), cfg.kappa_max)
 
         size = float(np.linalg.norm(error))
         if standing and dcm_inside_support_m < cfg.stand_step_margin_m:
@@ -270,5 +345,6 @@ class GaitFeedback:
             self._recovered_s = self._recovered_s + dt_s if size < cfg.recovered_error_m else 0.0
             if self._recovered_s >= cfg.stand_again_after_s:
                 self.stepping, self._recovered_s = False, 0.0
-        self.last = FeedbackAdjustment(velocity_bias, step_offset, time_scale, self.stepping, error.copy())
+        self.last = FeedbackAdjustment(velocity_bias, step_offset, time_scale, self.stepping, error.copy(),
+                                       clock_scale)
         return self.last

@@ -43,7 +43,7 @@ from biped_common.robot_model import FootGeometry, is_leg_joint
 from biped_common.rotations import wrap_angle
 from biped_common.support_polygon import convex_hull, inside_polygon_m, sole_corners
 from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackAdjustment, FeedbackConfig, GaitFeedback,
-                                        clamp_foothold, dcm, nominal_dcm, support_cop)
+                                        SwingStep, clamp_foothold, dcm, nominal_dcm, support_cop)
 from gait_planner_node.sampler import BlendedGait, blend, command_in_range
 from gait_planner_node.style import Style
 
@@ -244,7 +244,8 @@ class GaitPlanner:
         self._ramped_command = np.zeros(3)
         self.velocity = np.zeros(3)          # the filtered command
         self.walk_velocity = np.zeros(3)     # what the body path walks: velocity + the feedback's bias
-        self.time_scale = 1.0                # κ_time of the feedback
+        self.time_scale = 1.0                # κ_time of the feedback: the body path's
+        self.clock_scale = 1.0               # the gait clock's κ: κ_time, or the step timing's in a swing
         self._velocity_rate = np.zeros(3)
         self.clock_rate = 0.0 if config.start_standing else 1.0  # κ
         self._clock_rate_rate = 0.0
@@ -321,7 +322,7 @@ class GaitPlanner:
         self._measured_dcm = self._measured_soles = None
         self._push_m_s2 = np.zeros(2)
         self.feedback = GaitFeedback(self.feedback.config, self.feedback.omega_per_s)
-        self.adjustment, self.time_scale, self._adjusted_side = NO_ADJUSTMENT, 1.0, None
+        self.adjustment, self.time_scale, self.clock_scale, self._adjusted_side = NO_ADJUSTMENT, 1.0, 1.0, None
         self.walk_velocity = self.velocity
         if self._recovery_steps:
             self._stopping = True
@@ -363,7 +364,7 @@ class GaitPlanner:
             self.clock_rate = min(max(self.clock_rate + dt_s * self._clock_rate_rate, 0.0), 1.0)
             if abs(self.clock_rate - self._clock_target) < 1e-9 and abs(self._clock_rate_rate) < 1e-9:
                 self.clock_rate, self._clock_rate_rate = self._clock_target, 0.0
-        cycle_time = float(phase_map.time_s(old_phase)) + kappa * self.clock_rate * dt_s
+        cycle_time = float(phase_map.time_s(old_phase)) + self.clock_scale * self.clock_rate * dt_s
         if self._stopping:
             cycle_time = self._stop_before_lift_off(phase_map, float(phase_map.time_s(old_phase)), cycle_time)
         wrapped = cycle_time >= phase_map.cycle_s
@@ -382,13 +383,13 @@ class GaitPlanner:
     # -- feedback ------------------------------------------------------------------------------
     def _apply_feedback(self, dt_s: float) -> None:
         """Run the gait feedback on the latest measured DCM: set :attr:`walk_velocity`,
-        :attr:`time_scale`, the offset of the next touch-down, and start (or end) the steps of a
+        :attr:`time_scale`, :attr:`clock_scale`, the offset of the next touch-down, and start (or end) the steps of a
         standing robot that was pushed."""
         if self.feedback is None or self._measured_dcm is None:
             self.walk_velocity = self.velocity
             return
         standing = self._clock_target == 0.0 and self.clock_rate == 0.0
-        segments, next_touch_down = self._support_segments(dt_s)
+        segments, next_touch_down, swing = self._support_segments(dt_s)
         error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
         # Under a sustained push the ankles hold the DCM only while ξ + δ/ω² is inside the support.
         push_shift = self.feedback.filter_push(dt_s, self._push_m_s2)
@@ -396,13 +397,14 @@ class GaitPlanner:
         inside = inside_polygon_m(pushed_dcm, self._standing_support()) if standing else math.inf
         adjustment = self.adjustment = self.feedback.update(
             dt_s, error, self.body.yaw, next_touch_down[0] if next_touch_down else None, standing,
-            float(self.velocity[0]), inside, push_shift)
+            float(self.velocity[0]), inside, push_shift, swing)
         bias = adjustment.velocity_bias
         if standing or not np.any(bias):
             self.walk_velocity = self.velocity
         else:
             self.walk_velocity = command_in_range(self.style, self.velocity + np.array([bias[0], bias[1], 0.0]))
         self.time_scale = 1.0 if standing else adjustment.time_scale
+        self.clock_scale = 1.0 if standing else adjustment.clock_scale
         self._adjusted_side = next_touch_down[1] if next_touch_down and np.any(adjustment.step_offset_m) else None
         if adjustment.needs_steps and self._clock_target == 0.0:
             self._start_recovery_steps(pushed_dcm)
@@ -436,7 +438,8 @@ class GaitPlanner:
 
     def _support_segments(self, dt_s: float):
         """The support the unadjusted gait plans, from now: [(start [s from now], CoP (2,) at the
-        centre of the soles down)], and the next touch-down (time [s], side) or None.
+        centre of the soles down)], the next touch-down (time [s], side) or None, and — in single
+        support — the swing in progress (:class:`feedback.SwingStep`) or None.
 
         From the latest preview's swings, but at time scale 1 and with each foot's coming
         touch-down where the planner predicts it before the footstep adjustment: the nominal DCM
@@ -453,7 +456,7 @@ class GaitPlanner:
         horizon_s = self.config.preview_horizon_s
         if self._last_swings is not None and self._last_swings[1] > 1e-3:
             (rows, n_left), clock_rate = self._last_swings
-            elapsed = self.time_scale * clock_rate * dt_s  # clock time since that preview
+            elapsed = self.clock_scale * clock_rate * dt_s  # clock time since that preview
             first = {}
             for i, row in enumerate(rows):
                 side = "left" if i < n_left else "right"
@@ -478,16 +481,24 @@ class GaitPlanner:
                 feet[side] = centre(f.x, f.y, f.yaw)
         events.sort(key=lambda e: e[0])
         segments = [(0.0, support_cop(feet))]
-        next_touch_down = None
+        stance = next(iter(feet.values())) if len(feet) == 1 and len(swinging) == 1 else None
+        next_touch_down = landing_m = None
         for time_s, side, landing in events:
             if landing is None:
                 feet.pop(side, None)
             else:
                 feet[side] = landing
                 if next_touch_down is None:
-                    next_touch_down = (time_s, side)
+                    next_touch_down, landing_m = (time_s, side), landing
             segments.append((time_s, support_cop(feet, segments[-1][1])))
-        return segments, next_touch_down
+        swing = None
+        if stance is not None and next_touch_down is not None and next_touch_down[1] in swinging:
+            touch_down_s = next_touch_down[0]
+            omega = self.config.omega_per_s
+            after = [(start_s - touch_down_s, cop) for start_s, cop in segments if start_s >= touch_down_s]
+            swing = SwingStep(stance, np.asarray(landing_m, dtype=float), nominal_dcm(segments, omega),
+                              nominal_dcm(after, omega), touch_down_s, next_touch_down[1])
+        return segments, next_touch_down, swing
 
     def _landed(self, side: str, planned: Pose2) -> Pose2:
         """Where a foot that touches down now stands: the measured sole when it is down and near
@@ -608,7 +619,7 @@ class GaitPlanner:
         gait, phase_map = self.gait, self.gait.phase_map
         cycle = gait.timing.cycle_s
         kappa = self.time_scale
-        clock = kappa * self.clock_rate * t  # gait-clock time of each preview time
+        clock = self.clock_scale * self.clock_rate * t  # gait-clock time of each preview time
         phase = phase_map.phase(phase_map.time_s(self.phase) + clock)
         # One body prediction for the preview times and for the middle of the stance after each
         # swing (where that swing's foothold goes).

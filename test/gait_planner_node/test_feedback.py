@@ -11,8 +11,8 @@ import pytest
 from biped_common.errors import ConfigError
 from biped_common.robot_model import load_robot
 from biped_common.support_polygon import convex_hull, inside_polygon_m
-from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackConfig, GaitFeedback, clamp_foothold, dead_band,
-                                        nominal_dcm, push_shift_m, time_error_m)
+from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackConfig, GaitFeedback, SwingStep, adapt_step,
+                                        clamp_foothold, dead_band, nominal_dcm, push_shift_m, time_error_m)
 from gait_planner_node.planner import SWING_PHASES, GaitPlanner, PlannerConfig
 from gait_planner_node.style import load_style
 
@@ -155,6 +155,88 @@ def test_a_brief_push_estimate_moves_the_steps_less_than_a_sustained_one():
     assert offset_after(ignored, 6, 6) == pytest.approx(none)
 
 
+def swing_step(yaw=0.0, time_to_touch_down_s=0.25, side="left"):
+    """A nominal swing on the pendulum (world frame): the stance foot at (1, 2), the landing 0.15 m
+    ahead and 0.14 m to the swing's side (in the heading ``yaw``), the DCM now the one that reaches
+    its nominal touch-down value under the stance CoP (ξ_T = u₀ + e^{ωT}(ξ − u₀))."""
+    c, s = math.cos(yaw), math.sin(yaw)
+    sign = 1.0 if side == "left" else -1.0
+    stance = np.array([1.0, 2.0])
+    landing = stance + np.array([c * 0.15 - s * sign * 0.14, s * 0.15 + c * sign * 0.14])
+    at_touch_down = stance + 0.6 * (landing - stance)
+    now = stance + math.exp(-OMEGA * time_to_touch_down_s) * (at_touch_down - stance)
+    return SwingStep(stance, landing, now, at_touch_down, time_to_touch_down_s, side)
+
+
+def body_offset(offset_world, yaw):
+    c, s = math.cos(yaw), math.sin(yaw)
+    return np.array([c * offset_world[0] + s * offset_world[1], -s * offset_world[0] + c * offset_world[1]])
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.8])
+def test_step_timing_keeps_the_nominal_step_without_an_error(yaw):
+    offset, clock_scale = adapt_step(np.zeros(2), swing_step(yaw), yaw, OMEGA, CONFIG)
+    np.testing.assert_allclose(offset, 0.0, atol=1e-9)
+    assert clock_scale == pytest.approx(1.0, abs=1e-9)
+
+
+def test_step_timing_with_its_time_held_is_the_footstep_law():
+    """w_τ → ∞, w_b → ∞: τ stays nominal and the landing moves by e^{ωT} ε (Khadiv 2020 reduces to
+    the capture-point footstep adjustment)."""
+    held = dataclasses.replace(CONFIG, timing_weight_m2=1e4, dcm_offset_weight=1e6)
+    error = np.array([0.02, -0.01])
+    offset, clock_scale = adapt_step(error, swing_step(), 0.0, OMEGA, held)
+    np.testing.assert_allclose(offset, math.exp(OMEGA * 0.25) * error, rtol=2e-3)
+    assert clock_scale == pytest.approx(1.0, abs=2e-3)
+
+
+def test_a_step_its_reach_stops_lands_sooner():
+    """Pushed towards the stance foot while the left foot swings, the left foot cannot land where
+    the DCM would need it (it may not cross the stance foot): it lands at its closest allowed place,
+    and sooner — the error has less time to grow (the case the fixed-timing law cannot help)."""
+    yaw = 0.3
+    offset, clock_scale = adapt_step(np.array([0.0, -0.12]), swing_step(yaw), yaw, OMEGA, CONFIG)
+    landing = swing_step(yaw).landing_m + offset - swing_step(yaw).stance_m
+    assert body_offset(landing, yaw)[1] == pytest.approx(CONFIG.min_foot_separation_m, abs=1e-9)
+    assert 1.1 < clock_scale <= CONFIG.kappa_max
+
+
+def test_an_error_the_foothold_can_take_moves_the_foothold_more_than_the_time():
+    """Pushed forward a little: the foot lands further ahead; the timing changes less than 10 %."""
+    offset, clock_scale = adapt_step(np.array([0.04, 0.0]), swing_step(), 0.0, OMEGA, CONFIG)
+    assert offset[0] > 0.04 and abs(offset[1]) < 0.01
+    assert 0.9 < clock_scale < 1.1
+
+
+def test_step_timing_stays_within_reach_and_the_clock_range():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        yaw, side = rng.uniform(-math.pi, math.pi), ("left", "right")[rng.integers(2)]
+        swing = swing_step(yaw, rng.uniform(0.02, 0.4), side)
+        offset, clock_scale = adapt_step(rng.normal(0.0, 0.2, 2), swing, yaw, OMEGA, CONFIG)
+        forward, left = body_offset(swing.landing_m + offset - swing.stance_m, yaw)
+        sign = 1.0 if side == "left" else -1.0
+        assert abs(forward) <= CONFIG.max_stride_m + 1e-9
+        assert CONFIG.min_foot_separation_m - 1e-9 <= sign * left <= CONFIG.max_foot_separation_m + 1e-9
+        assert CONFIG.kappa_min - 1e-12 <= clock_scale <= CONFIG.kappa_max + 1e-12
+
+
+def test_the_clock_follows_the_step_timing_only_in_an_adapted_swing():
+    """GaitFeedback: with a swing to adapt, the clock's κ moves towards the step timing's (filtered);
+    without one, it is κ_time."""
+    pushed_sideways = np.array([0.0, -0.12])
+    with_swing, without = GaitFeedback(CONFIG, OMEGA), GaitFeedback(CONFIG, OMEGA)
+    for _ in range(20):
+        a = with_swing.update(0.02, pushed_sideways, 0.0, 0.25, False, 0.3, swing=swing_step())
+        b = without.update(0.02, pushed_sideways, 0.0, 0.25, False, 0.3)
+    assert a.clock_scale > 1.1 and a.clock_scale > a.time_scale
+    assert b.clock_scale == pytest.approx(b.time_scale, abs=1e-3)
+    off = dataclasses.replace(CONFIG, step_timing=False)
+    c = GaitFeedback(off, OMEGA).update(0.02, pushed_sideways, 0.0, 0.25, False, 0.3, swing=swing_step())
+    np.testing.assert_allclose(c.step_offset_m, GaitFeedback(CONFIG, OMEGA).update(
+        0.02, pushed_sideways, 0.0, 0.25, False, 0.3).step_offset_m)
+
+
 ROBOT = load_robot("humanoid")
 
 
@@ -163,7 +245,7 @@ def walk(planner, seconds, dcm_offset=None):
     nominal one plus it (a zero CoM velocity: the DCM is the CoM)."""
     for _ in range(int(seconds / 0.02)):
         if dcm_offset is not None:
-            segments, _ = planner._support_segments(0.0)
+            segments, _, _ = planner._support_segments(0.0)
             xi = nominal_dcm(segments, planner.config.omega_per_s)
             c, s = math.cos(planner.body.yaw), math.sin(planner.body.yaw)
             offset = np.array([c * dcm_offset[0] - s * dcm_offset[1], s * dcm_offset[0] + c * dcm_offset[1]])

@@ -329,12 +329,12 @@ class GaitFeedback:
         time_scale = math.exp(cfg.time_gain_p_per_m * forward + cfg.time_gain_d_s_per_m * self._forward_rate)
         time_scale = min(max(time_scale, cfg.kappa_min), cfg.kappa_max)
         # Filtered: the clock's rate, hence the reference's velocity, stays continuous.
-        self._time_scale += (1.0 if cfg.time_filter_s <= 0 else min(1.0, dt_s / cfg.time_filter_s)) * (
-            time_scale - self._time_scale)
+        time_filter = 1.0 if cfg.time_filter_s <= 0 else min(1.0, dt_s / cfg.time_filter_s)
+        self._time_scale += time_filter * (time_scale - self._time_scale)
         time_scale = self._time_scale
         # The clock runs at κ_time plus the step timing's change of it, filtered so that the clock's
         # rate stays continuous as a swing's adaptation starts and ends.
-        self._clock_change += (1.0 if cfg.time_filter_s <= 0 else min(1.0, dt_s / cfg.time_filter_s)) * (
+        self._clock_change += time_filter * (
             (0.0 if clock_target is None else clock_target - time_scale) - self._clock_change)
         clock_scale = min(max(time_scale + self._clock_change, cfg.kappa_min), cfg.kappa_max)
 

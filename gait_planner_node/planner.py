@@ -390,7 +390,9 @@ class GaitPlanner:
             return
         standing = self._clock_target == 0.0 and self.clock_rate == 0.0
         segments, next_touch_down, swing = self._support_segments(dt_s)
-        error = self._measured_dcm - nominal_dcm(segments, self.config.omega_per_s)
+        # (A swing's SwingStep carries the nominal DCM now: it is not evaluated twice.)
+        nominal = swing.dcm_now_m if swing is not None else nominal_dcm(segments, self.config.omega_per_s)
+        error = self._measured_dcm - nominal
         # Under a sustained push the ankles hold the DCM only while ξ + δ/ω² is inside the support.
         push_shift = self.feedback.filter_push(dt_s, self._push_m_s2)
         pushed_dcm = self._measured_dcm + push_shift

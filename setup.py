@@ -5,7 +5,7 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 PACKAGE = "biped_stack"
-SHARE_DIRS = ("config", "launch", "robots")  # found at run time by biped_common.resources
+SHARE_DIRS = ("config", "launch", "robots", "web")  # found at run time by biped_common.resources
 
 
 def share_files() -> list[tuple[str, list[str]]]:
@@ -29,7 +29,7 @@ setup(
         (f"share/{PACKAGE}", ["package.xml"]),
         *share_files(),
     ],
-    install_requires=["numpy", "scipy", "pyyaml", "mujoco", "pin", "osqp", "quadprog"],
+    install_requires=["numpy", "scipy", "pyyaml", "ruamel.yaml", "mujoco", "pin", "osqp", "quadprog"],
     extras_require={"solvers": ["daqp", "proxsuite"], "video": ["imageio[ffmpeg]"]},
     zip_safe=True,
     python_requires=">=3.10",

@@ -59,6 +59,12 @@ def _cmd_style_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_editor(args: argparse.Namespace) -> int:
+    from biped_stack.editor.app import run_editor
+    return run_editor(args.style, robot=args.robot, port=args.port, save_path=args.save_to,
+                      open_browser=not args.no_browser)
+
+
 def _cmd_muscles_inverse(args: argparse.Namespace) -> int:
     from biped_stack.muscle_tools import inverse
     return inverse(args.model, args.motion, args.out, args.criterion)
@@ -111,6 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, help="output folder")
     q.add_argument("--robot", default="humanoid", help="whose feet and pelvis height to use")
     q.set_defaults(func=_cmd_style_render)
+
+    p = sub.add_parser("editor", help="the style editor in the browser (localhost): edit a style, see the planner's reference")
+    p.add_argument("--style", default="neutral", help="shipped style name or a style file (default neutral)")
+    p.add_argument("--robot", default="humanoid", help="whose feet and pelvis height the preview uses")
+    p.add_argument("--port", type=int, default=8765, help="port on 127.0.0.1 (0: any free one; default 8765)")
+    p.add_argument("--save-to", default=None, metavar="FILE",
+                   help="where Save writes (default: the style file itself, or ./<name>.yaml for a shipped style)")
+    p.add_argument("--no-browser", action="store_true", help="only print the URL")
+    p.set_defaults(func=_cmd_editor)
 
     p = sub.add_parser("muscles", help="muscles: inverse problem, forward tracking, source 000's demo")
     muscle_sub = p.add_subparsers(dest="muscles_command", metavar="MUSCLES_COMMAND", required=True)

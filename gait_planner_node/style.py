@@ -142,6 +142,15 @@ def _merge(base: Any, override: Any) -> Any:
     return copy.deepcopy(override)
 
 
+def merged_sample_data(data: Mapping, key: str) -> dict:
+    """Sample ``key`` of a parsed style file as the loader reads it: ``defaults`` deep-merged with
+    the sample's own entries (plain data, unvalidated)."""
+    defaults = data.get("defaults") if isinstance(data.get("defaults"), Mapping) else {}
+    samples = data.get("samples") if isinstance(data.get("samples"), Mapping) else {}
+    entry = samples.get(key) or {}
+    return _merge(defaults, entry if isinstance(entry, Mapping) else {})
+
+
 def _knots(data: Any, path: str, bounds: tuple[float, float], errors: list) -> tuple[tuple, tuple] | None:
     if data is None:
         return (), ()

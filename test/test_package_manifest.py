@@ -22,6 +22,7 @@ MODULE_SOURCES = {
     "pinocchio": "pinocchio", "proxsuite": "proxsuite", "mujoco": "python3-mujoco-pip",
     "quadprog": "quadprog-pip", "sklearn": "python3-sklearn", "matplotlib": "python3-matplotlib",
     "imageio": "python3-imageio", "pytest": "python3-pytest", "catkin_pkg": "python3-catkin-pkg",
+    "ruamel": "python3-ruamel.yaml", "selenium": "python3-selenium",
     "osqp": PIP, "daqp": PIP, "myo_sim": PIP,
 }
 PIP_DISTRIBUTIONS = {"osqp": "osqp", "daqp": "daqp", "myo_sim": "myo-sim"}

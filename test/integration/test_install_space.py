@@ -70,7 +70,7 @@ def test_the_install_holds_the_share_files_and_the_code_uses_them(install_space)
     share = install_space.prefix / "share" / "biped_stack"
     for shipped in ("package.xml", "launch/sim.launch.xml", "config/sim.yaml", "config/styles/neutral.yaml",
                     "config/scenarios/teleop.yaml", "config/arm_angle_mlp.npz", "robots/humanoid.xml",
-                    "robots/humanoid.yaml"):
+                    "robots/humanoid.yaml", "web/editor/index.html", "web/editor/editor.js"):
         assert (share / shipped).is_file() and not (share / shipped).is_symlink(), shipped
     probe = subprocess.run(
         [sys.executable, "-c", "import biped_common.resources as r; from gait_planner_node.style import "

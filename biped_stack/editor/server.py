@@ -1,0 +1,196 @@
+"""The editor's local web server (issue #17): the page (shipped under ``web/editor``, no CDN) and
+a small JSON API over one :class:`~biped_stack.editor.document.StyleDocument` (ROS-free).
+
+Bound to 127.0.0.1 only. API (JSON in and out):
+
+- ``GET /api/state``: the document (source, style name, the nine samples and their velocities,
+  undo/redo availability, the default save path, the robot);
+- ``GET /api/sample?key=K``: sample K's editable fields — spec (bounds, unit), value, whether the
+  sample sets it itself, and each curve sampled at 101 phases as the planner evaluates it;
+- ``POST /api/edit`` ``{"sample": K, "changes": {path: value}}``: one undoable edit;
+  ``{"ok": false, "errors": [{"field", "message"}]}`` when refused (the document unchanged);
+- ``POST /api/undo``, ``POST /api/redo``;
+- ``POST /api/preview`` ``{"velocity": [ẋ, ẏ, ω]}``: :func:`biped_stack.editor.preview.preview`;
+- ``POST /api/save`` ``{"path": P}``: writes the file (it is valid: every edit was checked);
+- ``GET /api/yaml``: the file's text.
+"""
+
+from __future__ import annotations
+
+import json
+import mimetypes
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+from biped_common.errors import ConfigError
+from biped_common.resources import share_file
+from biped_stack.editor.document import EditError, StyleDocument
+from biped_stack.editor.preview import preview
+from gait_planner_node.planner import PlannerConfig
+from gait_planner_node.style import SAMPLE_KEYS
+
+HOST = "127.0.0.1"
+MAX_BODY_BYTES = 1 << 20
+
+
+def _errors_json(errors: list[ConfigError]) -> list[dict]:
+    out = []
+    for error in errors:
+        text = str(error)
+        message = text.split(": ", 1)[1] if text.startswith(f"{error.field}: ") else text
+        out.append({"field": error.field, "message": message})
+    return out
+
+
+class EditorApp:
+    """The API's logic over one document (thread-safe: one request at a time touches it)."""
+
+    def __init__(self, document: StyleDocument, planner_config: PlannerConfig, robot_name: str,
+                 save_path: str | Path):
+        self.document = document
+        self.planner_config = planner_config
+        self.robot_name = robot_name
+        self.save_path = str(save_path)
+        self.lock = threading.Lock()
+
+    def state(self) -> dict:
+        doc = self.document
+        return {"source": doc.source, "name": doc.style.name, "robot": self.robot_name,
+                "samples": [{"key": k, "velocity": list(doc.style.samples[k].velocity)} for k in SAMPLE_KEYS],
+                "can_undo": doc.can_undo, "can_redo": doc.can_redo, "save_path": self.save_path,
+                "limited": list(doc.style.limited)}
+
+    def sample(self, key: str) -> dict:
+        doc = self.document
+        out = []
+        for spec in doc.sample_fields(key):
+            item = {"path": spec.path, "kind": spec.kind, "low": spec.low, "high": spec.high, "unit": spec.unit,
+                    "doc": spec.doc, "value": doc.value(key, spec.path), "own": doc.is_own(key, spec.path)}
+            if spec.kind == "curve":
+                phases, values = doc.curve_points(key, spec.path)
+                item["curve"] = {"phase": phases.round(4).tolist(), "value": values.round(6).tolist()}
+            out.append(item)
+        return {"key": key, "velocity": list(doc.style.samples[key].velocity), "fields": out}
+
+    def handle(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict | str]:
+        """(HTTP status, JSON object or text) of one API call."""
+        with self.lock:
+            if method == "GET" and route == "/api/state":
+                return HTTPStatus.OK, self.state()
+            if method == "GET" and route == "/api/sample":
+                key = (query.get("key") or [""])[0]
+                return HTTPStatus.OK, self.sample(key)
+            if method == "GET" and route == "/api/yaml":
+                return HTTPStatus.OK, self.document.text
+            if method == "POST" and route == "/api/edit":
+                changes = body.get("changes")
+                if not isinstance(changes, dict):
+                    raise EditError([ConfigError("changes", "must be a mapping of field path → value")])
+                self.document.apply(str(body.get("sample", "")), changes)
+                return HTTPStatus.OK, {"ok": True, **self.state()}
+            if method == "POST" and route in ("/api/undo", "/api/redo"):
+                done = self.document.undo() if route == "/api/undo" else self.document.redo()
+                return HTTPStatus.OK, {"ok": done, **self.state()}
+            if method == "POST" and route == "/api/preview":
+                velocity = body.get("velocity", [0.0, 0.0, 0.0])
+                if not (isinstance(velocity, list) and len(velocity) == 3
+                        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in velocity)):
+                    raise EditError([ConfigError("velocity", f"must be [ẋ m/s, ẏ m/s, ω rad/s], got {velocity!r}")])
+                return HTTPStatus.OK, preview(self.document.style, self.planner_config, velocity)
+            if method == "POST" and route == "/api/save":
+                path = body.get("path") or self.save_path
+                try:
+                    saved = self.document.save(path)
+                except OSError as exc:
+                    raise EditError([ConfigError("path", f"cannot write {path}: {exc.strerror or exc}")]) from exc
+                self.save_path = str(saved)
+                return HTTPStatus.OK, {"ok": True, "path": str(saved), "summary": self.document.style.summary()}
+        return HTTPStatus.NOT_FOUND, {"ok": False, "errors": [{"field": "route", "message": f"no {method} {route}"}]}
+
+
+def _handler(app: EditorApp, web_dir: Path, log):
+    class Handler(BaseHTTPRequestHandler):
+        server_version = "biped-stack-editor"
+
+        def log_message(self, fmt, *args):  # quiet unless asked
+            if log:
+                log(f"editor: {self.address_string()} {fmt % args}")
+
+        def _send(self, status: int, payload, content_type: str | None = None) -> None:
+            data = payload if isinstance(payload, bytes) else (
+                payload.encode() if isinstance(payload, str) else json.dumps(payload).encode())
+            self.send_response(status)
+            self.send_header("Content-Type", content_type or (
+                "text/plain; charset=utf-8" if isinstance(payload, str) else "application/json"))
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _dispatch(self, method: str) -> None:
+            url = urlparse(self.path)
+            if method == "GET" and not url.path.startswith("/api/"):
+                self._static(url.path)
+                return
+            body = {}
+            if method == "POST":
+                length = int(self.headers.get("Content-Length") or 0)
+                if length > MAX_BODY_BYTES:
+                    self._send(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"ok": False, "errors": [
+                        {"field": "body", "message": f"larger than {MAX_BODY_BYTES} bytes"}]})
+                    return
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except json.JSONDecodeError as exc:
+                    self._send(HTTPStatus.BAD_REQUEST, {"ok": False, "errors": [
+                        {"field": "body", "message": f"not JSON: {exc}"}]})
+                    return
+                if not isinstance(body, dict):
+                    body = {}
+            try:
+                status, payload = app.handle(method, url.path, parse_qs(url.query), body)
+            except EditError as exc:
+                status, payload = HTTPStatus.OK, {"ok": False, "errors": _errors_json(exc.errors)}
+            self._send(status, payload)
+
+        def _static(self, path: str) -> None:
+            name = "index.html" if path in ("", "/") else path.lstrip("/")
+            file = (web_dir / name).resolve()
+            if web_dir.resolve() not in file.parents or not file.is_file():
+                self._send(HTTPStatus.NOT_FOUND, f"not found: {path}")
+                return
+            self._send(HTTPStatus.OK, file.read_bytes(), mimetypes.guess_type(file.name)[0] or "application/octet-stream")
+
+        def do_GET(self):
+            self._dispatch("GET")
+
+        def do_POST(self):
+            self._dispatch("POST")
+
+    return Handler
+
+
+class EditorServer:
+    """The editor served on 127.0.0.1:``port`` (0: any free port) in a background thread."""
+
+    def __init__(self, app: EditorApp, port: int = 0, log=None):
+        self.app = app
+        self._server = ThreadingHTTPServer((HOST, port), _handler(app, share_file("web", "editor"), log))
+        self._thread = threading.Thread(target=self._server.serve_forever, name="editor-http", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def start(self) -> "EditorServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5.0)

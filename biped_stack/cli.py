@@ -62,7 +62,7 @@ def _cmd_style_render(args: argparse.Namespace) -> int:
 def _cmd_editor(args: argparse.Namespace) -> int:
     from biped_stack.editor.app import run_editor
     return run_editor(args.style, robot=args.robot, port=args.port, save_path=args.save_to,
-                      open_browser=not args.no_browser)
+                      open_browser=not args.no_browser, attach=args.attach, planner_node=args.planner_node)
 
 
 def _cmd_muscles_inverse(args: argparse.Namespace) -> int:
@@ -125,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save-to", default=None, metavar="FILE",
                    help="where Save writes (default: the style file itself, or ./<name>.yaml for a shipped style)")
     p.add_argument("--no-browser", action="store_true", help="only print the URL")
+    p.add_argument("--attach", action="store_true",
+                   help="Apply to robot sends the style to the running gait planner (this ROS_DOMAIN_ID), "
+                        "after a shadow check walks it in MuJoCo (robot = --robot)")
+    p.add_argument("--planner-node", default="/gait_planner", help="the running planner's node name")
     p.set_defaults(func=_cmd_editor)
 
     p = sub.add_parser("muscles", help="muscles: inverse problem, forward tracking, source 000's demo")

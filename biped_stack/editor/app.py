@@ -9,6 +9,7 @@ from pathlib import Path
 from biped_common.robot_model import load_robot
 from biped_common.resources import styles_dir
 from biped_stack.editor.document import StyleDocument
+from biped_stack.editor.live import PLANNER_NODE, LivePlanner
 from biped_stack.editor.server import EditorApp, EditorServer
 from gait_planner_node.planner import PlannerConfig
 from gait_planner_node.style import StyleError
@@ -23,24 +24,30 @@ def default_save_path(document: StyleDocument) -> Path:
     return source
 
 
-def make_app(style: str, robot: str = "humanoid", save_path: str | Path | None = None) -> EditorApp:
-    """The editor's state for ``style`` (a shipped name or a file) previewed on ``robot``."""
+def make_app(style: str, robot: str = "humanoid", save_path: str | Path | None = None, attach: bool = False,
+             planner_node: str = PLANNER_NODE) -> EditorApp:
+    """The editor's state for ``style`` (a shipped name or a file) previewed on ``robot``;
+    ``attach``: edits can go to the running gait planner ``planner_node`` (after the shadow check)."""
     document = StyleDocument.open(style)
     config = PlannerConfig.for_robot(load_robot(robot))
-    return EditorApp(document, config, robot, save_path or default_save_path(document))
+    live = LivePlanner(planner_node) if attach else None
+    return EditorApp(document, config, robot, save_path or default_save_path(document), live=live)
 
 
 def run_editor(style: str, robot: str = "humanoid", port: int = 8765, save_path: str | None = None,
-               open_browser: bool = True) -> int:
+               open_browser: bool = True, attach: bool = False, planner_node: str = PLANNER_NODE) -> int:
     """Serve until Ctrl-C; exit code 1 with every error when the style is invalid."""
     try:
-        app = make_app(style, robot, save_path)
+        app = make_app(style, robot, save_path, attach=attach, planner_node=planner_node)
     except StyleError as exc:
         print(exc)
         return 1
     server = EditorServer(app, port=port).start()
     print(f"style editor for {app.document.source} on {robot}: {server.url}  (Ctrl-C to stop; "
           f"Save writes {app.save_path})", flush=True)
+    if app.live is not None:
+        found = app.live.connected(timeout_s=5.0)
+        print(f"attached to {planner_node}: " + ("found" if found else "not found yet (Apply to robot retries)"), flush=True)
     if open_browser:
         webbrowser.open(server.url)
     try:
@@ -50,4 +57,6 @@ def run_editor(style: str, robot: str = "humanoid", port: int = 8765, save_path:
         print("editor stopped")
     finally:
         server.stop()
+        if app.live is not None:
+            app.live.close()
     return 0

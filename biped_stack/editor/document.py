@@ -172,7 +172,7 @@ class StyleDocument:
         """The editable fields of sample ``key``: timing, attributes, the swing curves (``swing.*``
         for both feet, or ``left_swing.*``/``right_swing.*`` where the sample sets a foot's own),
         the pelvis curves and the upper-body joints it animates."""
-        self._check_sample(key)
+        self.check_sample_key(key)
         merged = merged_sample_data(self.data(), key)
         specs = [field_spec(f"timing.{n}") for n in TIMING_FIELDS]
         specs += [field_spec(f"attributes.{n}") for n in ATTRIBUTE_FIELDS]
@@ -218,7 +218,7 @@ class StyleDocument:
         """Set the fields ``changes`` (path → value) of sample ``key`` in its own entry, as one
         undoable edit. EditError (the document unchanged) when a path or value is malformed or
         the resulting style is invalid — with every error by field."""
-        self._check_sample(key)
+        self.check_sample_key(key)
         if not changes:
             return
         tree = self._yaml.load(self.text)
@@ -284,6 +284,7 @@ class StyleDocument:
         return path
 
     @staticmethod
-    def _check_sample(key: str) -> None:
+    def check_sample_key(key: str) -> None:
+        """EditError unless ``key`` is one of the nine samples."""
         if key not in SAMPLE_KEYS:
             raise EditError([ConfigError(f"samples.{key}", f"unknown sample (the nine are: {', '.join(SAMPLE_KEYS)})")])

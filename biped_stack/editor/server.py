@@ -12,7 +12,11 @@ Bound to 127.0.0.1 only. API (JSON in and out):
 - ``POST /api/undo``, ``POST /api/redo``;
 - ``POST /api/preview`` ``{"velocity": [ẋ, ẏ, ω]}``: :func:`biped_stack.editor.preview.preview`;
 - ``POST /api/save`` ``{"path": P}``: writes the file (it is valid: every edit was checked);
-- ``GET /api/yaml``: the file's text.
+- ``GET /api/yaml``: the file's text;
+- ``POST /api/apply_live`` ``{"sample": K}`` (attached only): the shadow check
+  (:mod:`biped_stack.editor.shadow`) walks the style after the edit of sample K (default: the
+  last edited) in MuJoCo; passed, the style goes to the running planner
+  (:class:`biped_stack.editor.live.LivePlanner`); refused, the reason, and the robot keeps its style.
 """
 
 from __future__ import annotations
@@ -49,8 +53,15 @@ class EditorApp:
     """The API's logic over one document (thread-safe: one request at a time touches it)."""
 
     def __init__(self, document: StyleDocument, planner_config: PlannerConfig, robot_name: str,
-                 save_path: str | Path):
+                 save_path: str | Path, live=None, shadow=None):
+        """``live``: a :class:`~biped_stack.editor.live.LivePlanner` (None: not attached);
+        ``shadow``: the check an edit passes before it is sent, (text, sample key, robot) →
+        :class:`~biped_stack.editor.shadow.ShadowVerdict` (default :func:`~biped_stack.editor.shadow.shadow_check`)."""
         self.document = document
+        self.live = live
+        self.shadow = shadow
+        self.last_edited = "forward_slow"
+        self.live_log: list[str] = []
         self.planner_config = planner_config
         self.robot_name = robot_name
         self.save_path = str(save_path)
@@ -61,7 +72,8 @@ class EditorApp:
         return {"source": doc.source, "name": doc.style.name, "robot": self.robot_name,
                 "samples": [{"key": k, "velocity": list(doc.style.samples[k].velocity)} for k in SAMPLE_KEYS],
                 "can_undo": doc.can_undo, "can_redo": doc.can_redo, "save_path": self.save_path,
-                "limited": list(doc.style.limited)}
+                "limited": list(doc.style.limited), "attached": self.live is not None,
+                "live_log": self.live_log[-10:]}
 
     def sample(self, key: str) -> dict:
         doc = self.document
@@ -74,6 +86,29 @@ class EditorApp:
                 item["curve"] = {"phase": phases.round(4).tolist(), "value": values.round(6).tolist()}
             out.append(item)
         return {"key": key, "velocity": list(doc.style.samples[key].velocity), "fields": out}
+
+    def apply_live(self, key: str) -> dict:
+        """The shadow check of the document after an edit of sample ``key``, then the style to the
+        running planner: {"ok", "message"} or {"ok": false, "errors"} with the reason."""
+        if self.live is None:
+            raise EditError([ConfigError("attach", "not attached to a running stack (biped-stack editor --attach)")])
+        if self.shadow is None:
+            from biped_stack.editor.shadow import shadow_check
+            self.shadow = shadow_check
+        self.document.check_sample_key(key)
+        text = self.document.text
+        verdict = self.shadow(text, key, self.robot_name)
+        if not verdict.ok:
+            self.live_log.append(f"refused by the shadow check: {verdict.reason}; the robot keeps its style")
+            raise EditError([ConfigError("shadow check", f"{verdict.reason}; the robot keeps its style")])
+        accepted, reason = self.live.send(text)
+        if not accepted:
+            self.live_log.append(f"refused by the planner: {reason}")
+            raise EditError([ConfigError("gait planner", reason or "refused")])
+        walked = ", ".join(str(list(r.velocity)) for r in verdict.runs)
+        message = f"sent to {self.live.planner_node} (shadow check walked {walked})"
+        self.live_log.append(message)
+        return {"ok": True, "message": message, **self.state()}
 
     def handle(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict | str]:
         """(HTTP status, JSON object or text) of one API call."""
@@ -90,6 +125,7 @@ class EditorApp:
                 if not isinstance(changes, dict):
                     raise EditError([ConfigError("changes", "must be a mapping of field path → value")])
                 self.document.apply(str(body.get("sample", "")), changes)
+                self.last_edited = str(body["sample"])
                 return HTTPStatus.OK, {"ok": True, **self.state()}
             if method == "POST" and route in ("/api/undo", "/api/redo"):
                 done = self.document.undo() if route == "/api/undo" else self.document.redo()
@@ -100,6 +136,8 @@ class EditorApp:
                         and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in velocity)):
                     raise EditError([ConfigError("velocity", f"must be [ẋ m/s, ẏ m/s, ω rad/s], got {velocity!r}")])
                 return HTTPStatus.OK, preview(self.document.style, self.planner_config, velocity)
+            if method == "POST" and route == "/api/apply_live":
+                return HTTPStatus.OK, self.apply_live(str(body.get("sample") or self.last_edited))
             if method == "POST" and route == "/api/save":
                 path = body.get("path") or self.save_path
                 try:

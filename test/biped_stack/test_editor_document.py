@@ -134,3 +134,10 @@ def test_the_api_edits_previews_and_refuses(tmp_path):
             _call(server.url + "../../etc/passwd")
     finally:
         server.stop()
+
+
+def test_apply_live_needs_an_attached_stack(tmp_path):
+    app = make_app("neutral", save_path=tmp_path / "x.yaml")
+    with pytest.raises(EditError, match="not attached"):
+        app.apply_live("forward_slow")
+    assert not app.state()["attached"]

@@ -85,6 +85,9 @@ async function loadState() {
   if (!$("save-path").value) $("save-path").value = s.save_path;
   $("undo").disabled = !s.can_undo;
   $("redo").disabled = !s.can_redo;
+  $("apply-live").hidden = !s.attached;
+  $("live-log").hidden = !s.attached;
+  $("live-log").textContent = s.live_log.length ? `robot: ${s.live_log[s.live_log.length - 1]}` : "robot: nothing sent yet";
   renderSamples();
 }
 
@@ -429,6 +432,18 @@ async function save() {
 $("undo").addEventListener("click", () => undoRedo("undo"));
 $("redo").addEventListener("click", () => undoRedo("redo"));
 $("save").addEventListener("click", save);
+$("apply-live").addEventListener("click", async () => {
+  status("shadow check: walking the edited style in MuJoCo (about 4 s per velocity) …");
+  $("apply-live").disabled = true;
+  try {
+    const result = await api("POST", "/api/apply_live", { sample: editor.sampleKey });
+    if (result.ok) status(result.message);
+    else status(`not applied: ${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`, true);
+    await loadState();
+  } finally {
+    $("apply-live").disabled = false;
+  }
+});
 $("yaw-rate").addEventListener("change", () => setVelocity([editor.velocity[0], editor.velocity[1], Number($("yaw-rate").value)]));
 document.addEventListener("keydown", (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") {

@@ -1,0 +1,65 @@
+"""The editor attached to a running stack (issue #17, ``biped-stack editor --attach``): an edited
+style goes to the running ``gait_planner_node`` by its existing reload path — its live ``style``
+parameter, set to a file the editor writes — and the node loads it, or refuses it and keeps its
+style, with the reason (the ROS side of the editor; the shadow check before it is ROS-free,
+:mod:`biped_stack.editor.shadow`).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+PLANNER_NODE = "/gait_planner"
+CALL_TIMEOUT_S = 10.0
+
+
+class LivePlanner:
+    """A client of the running gait planner's parameters, in a ROS context of its own."""
+
+    def __init__(self, planner_node: str = PLANNER_NODE, live_file: str | Path | None = None,
+                 domain_id: int | None = None):
+        import rclpy
+        import rclpy.executors
+        from rcl_interfaces.srv import SetParameters
+        self._rclpy = rclpy
+        self.planner_node = planner_node.rstrip("/")
+        self.live_file = Path(live_file) if live_file else Path(tempfile.mkdtemp(prefix="biped_editor_")) / "live_style.yaml"
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context,
+                   domain_id=int(os.environ.get("ROS_DOMAIN_ID", "0")) if domain_id is None else domain_id)
+        self.node = rclpy.create_node("style_editor", context=self.context)
+        self._client = self.node.create_client(SetParameters, f"{self.planner_node}/set_parameters")
+        self._executor = rclpy.executors.SingleThreadedExecutor(context=self.context)
+        self._executor.add_node(self.node)
+
+    def connected(self, timeout_s: float = 0.0) -> bool:
+        """Whether the planner's parameter service is there (waiting up to ``timeout_s``)."""
+        return self._client.wait_for_service(timeout_sec=timeout_s)
+
+    def send(self, style_text: str) -> tuple[bool, str]:
+        """Write ``style_text`` to :attr:`live_file` and point the planner's ``style`` at it:
+        (accepted, the node's reason when not). Not connected, or no answer within
+        :data:`CALL_TIMEOUT_S`: (False, why)."""
+        from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+        from rcl_interfaces.srv import SetParameters
+        if not self.connected(timeout_s=2.0):
+            return False, f"no gait planner at {self.planner_node} (is the stack running, in this ROS_DOMAIN_ID?)"
+        self.live_file.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.live_file.with_suffix(".partial")
+        partial.write_text(style_text, encoding="utf-8")
+        os.replace(partial, self.live_file)  # the node never reads half a file
+        request = SetParameters.Request(parameters=[Parameter(
+            name="style", value=ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(self.live_file)))])
+        future = self._client.call_async(request)
+        self._executor.spin_until_future_complete(future, timeout_sec=CALL_TIMEOUT_S)
+        if not future.done() or future.result() is None:
+            return False, f"{self.planner_node} did not answer within {CALL_TIMEOUT_S:.0f} s"
+        result = future.result().results[0]
+        return bool(result.successful), result.reason
+
+    def close(self) -> None:
+        self._executor.shutdown()
+        self.node.destroy_node()
+        self._rclpy.shutdown(context=self.context)

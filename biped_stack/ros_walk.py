@@ -14,6 +14,7 @@ import os
 import random
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -270,7 +271,7 @@ def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
 
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
                           state_source: str = "estimator", composed: bool = True, realtime: bool = False,
-                          realtime_priority: int = 0, hardware: bool = False):
+                          realtime_priority: int = 0, hardware: bool = False, actions=()):
     """Walk ``scenario`` through the launch file; returns a :class:`biped_stack.scenario.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``). ``realtime``: the bridge runs on the wall
@@ -281,7 +282,10 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     instead — the bridge's ros2_control backend against MuJoCo posing as a ros2_control robot
     (MEMS sensors, its truth on ``/robot/ground_truth/odom``), in real time, on the estimator; the
     ``realtime`` block's ``sim_over_wall`` is then the mock robot's own pace (the bridge sees a
-    robot's stamps, which are wall time by definition)."""
+    robot's stamps, which are wall time by definition). ``actions``: (scenario time [s],
+    call(now_s)) pairs — at that time each ``call`` starts in a thread of its own (the run goes on
+    meanwhile) and is given ``now_s()``, the scenario time; the run waits for them (at most 60 s)
+    before it stops the stack (e.g. a live style edit, :mod:`biped_stack.editor`)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
     from biped_stack.launcher import stop_process_group
     if scenario.pushes and hardware:
@@ -324,8 +328,15 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     first_clock: tuple[float, float] | None = None
     window: list = [None, None]  # (wall time, process CPU seconds) at the simulation's start and the end
     next_report, next_fall_check = 5.0, 0.0
+    pending_actions = sorted(actions, key=lambda a: a[0])
+    action_threads: list[threading.Thread] = []
     try:
         while recorder.scenario_time_s < scenario.duration_s:
+            while pending_actions and recorder.scenario_time_s >= pending_actions[0][0]:
+                call = pending_actions.pop(0)[1]
+                action_threads.append(threading.Thread(target=call, args=(lambda: recorder.scenario_time_s,),
+                                                       daemon=True))
+                action_threads[-1].start()
             if time.monotonic() - started > wall_limit_s:
                 raise RuntimeError(f"the stack reached only t = {recorder.sim_time_s:.1f} s of sim time in "
                                    f"{wall_limit_s:.0f} s; see {log_path}")
@@ -353,6 +364,8 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
         wall = time.monotonic() - first_clock[1] if first_clock else float("nan")
         rtf = (recorder.sim_time_s - first_clock[0]) / wall if first_clock else 0.0
         window[1] = (time.monotonic(), _cpu_seconds(_launched_pids(log_path)))
+        for thread in action_threads:
+            thread.join(timeout=60.0)
         # Let the last diagnostics arrive.
         deadline = time.monotonic() + 1.5
         while time.monotonic() < deadline:

@@ -1,0 +1,64 @@
+"""Issue #17 bar 2 on the whole simulated stack over DDS (sim.launch.xml, lockstep, estimator):
+while the biped walks neutral at 0.3 m/s, the editor (attached) raises forward_slow's swing height
+by 2 cm; the edit passes the shadow check, reaches the running planner, and within two gait cycles
+of the planner taking it the robot's measured swing apex (soles by forward kinematics from
+/joint_states and the simulator's pose) rises — and the robot keeps walking.
+"""
+
+import numpy as np
+import pytest
+
+from biped_stack.editor.app import make_app
+from biped_stack.ros_walk import run_walk_multiprocess
+from biped_stack.scenario import Scenario, Segment
+from gait_planner_node.style import load_style
+
+pytestmark = pytest.mark.dds
+EDIT_AT_S = 4.0
+
+
+def swing_apexes(arrays, side: str) -> list[tuple[float, float]]:
+    """(lift-off time [s], highest sole height over the swing above the stance height [m]) of
+    every swing of ``side``: planned swings whose foot left the ground."""
+    stance = arrays[f"{side}_planned_stance"]
+    z = arrays[f"{side}_sole_position_m"][:, 2]
+    t = arrays["time_s"]
+    ground = float(np.median(z[stance]))
+    out, start = [], None
+    for k in range(len(stance)):
+        if not stance[k] and start is None:
+            start = k
+        elif stance[k] and start is not None:
+            out.append((float(t[start]), float(z[start:k].max()) - ground))
+            start = None
+    return out
+
+
+def test_a_live_edit_raises_the_measured_swing_apex_within_two_cycles(tmp_path, ros_domain_id):
+    app = make_app("neutral", robot="biped", save_path=tmp_path / "unused.yaml", attach=True)
+    app.document.apply("forward_slow", {"swing.height_m": [[0.45, 0.075]]})
+    sent = {}
+
+    def apply_edit(now_s):
+        sent["result"] = app.apply_live("forward_slow")
+        sent["accepted_s"] = now_s()
+
+    scenario = Scenario("live edit", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("walk", 21.0, (0.3, 0.0, 0.0))), ())
+    try:
+        result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path / "run", progress=print,
+                                       actions=[(EDIT_AT_S, apply_edit)])
+    finally:
+        app.live.close()
+    assert not result.metrics["fell"], result.metrics["fall_reason"]
+    assert sent["result"]["ok"], sent
+    accepted = sent["accepted_s"]
+    cycle_s = load_style("neutral").samples["forward_slow"].timing.cycle_s
+    assert accepted + 2 * cycle_s + 1.0 < scenario.duration_s, f"the edit was taken too late ({accepted:.1f} s)"
+    for side in ("left", "right"):
+        swings = swing_apexes(result.trace, side)
+        before = [a for t, a in swings if 2.0 <= t < EDIT_AT_S]
+        after = [a for t, a in swings if accepted < t <= accepted + 2 * cycle_s]
+        assert len(before) >= 2 and len(after) >= 1, (side, swings, accepted)
+        print(f"{side}: apex before {np.round(before, 4)}, in the two cycles after {accepted:.2f} s {np.round(after, 4)}")
+        # The planned apex rises 2 cm; the WBC achieves a share of it (issue #18), here ≥ 1 cm.
+        assert max(after) - np.median(before) > 0.01, (side, before, after)

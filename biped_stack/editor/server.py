@@ -11,6 +11,8 @@ Bound to 127.0.0.1 only. API (JSON in and out):
   ``{"ok": false, "errors": [{"field", "message"}]}`` when refused (the document unchanged);
 - ``POST /api/undo``, ``POST /api/redo``;
 - ``POST /api/preview`` ``{"velocity": [ẋ, ẏ, ω]}``: :func:`biped_stack.editor.preview.preview`;
+- ``POST /api/load`` ``{"path": P}``: another style file (or shipped name) replaces the document;
+  an unreadable or invalid one is refused with every error and the document kept;
 - ``POST /api/save`` ``{"path": P}``: writes the file (it is valid: every edit was checked);
 - ``GET /api/yaml``: the file's text;
 - ``POST /api/apply_live`` ``{"sample": K}`` (attached only): the shadow check
@@ -24,6 +26,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import threading
+import traceback
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,7 +37,7 @@ from biped_common.resources import share_file
 from biped_stack.editor.document import EditError, StyleDocument
 from biped_stack.editor.preview import preview
 from gait_planner_node.planner import PlannerConfig
-from gait_planner_node.style import SAMPLE_KEYS
+from gait_planner_node.style import SAMPLE_KEYS, StyleError
 
 HOST = "127.0.0.1"
 MAX_BODY_BYTES = 1 << 20
@@ -138,6 +141,16 @@ class EditorApp:
                 return HTTPStatus.OK, preview(self.document.style, self.planner_config, velocity)
             if method == "POST" and route == "/api/apply_live":
                 return HTTPStatus.OK, self.apply_live(str(body.get("sample") or self.last_edited))
+            if method == "POST" and route == "/api/load":
+                path = body.get("path")
+                if not isinstance(path, str) or not path:
+                    raise EditError([ConfigError("path", "must name a style file or a shipped style")])
+                try:
+                    document = StyleDocument.open(path)
+                except StyleError as exc:
+                    raise EditError([ConfigError(f"{path}: {e.field}", str(e).split(": ", 1)[-1]) for e in exc.errors]) from exc
+                self.document, self.last_edited = document, "forward_slow"
+                return HTTPStatus.OK, {"ok": True, **self.state()}
             if method == "POST" and route == "/api/save":
                 path = body.get("path") or self.save_path
                 try:
@@ -192,6 +205,10 @@ def _handler(app: EditorApp, web_dir: Path, log):
                 status, payload = app.handle(method, url.path, parse_qs(url.query), body)
             except EditError as exc:
                 status, payload = HTTPStatus.OK, {"ok": False, "errors": _errors_json(exc.errors)}
+            except Exception as exc:  # noqa: BLE001 — the page gets a message, the terminal the traceback
+                traceback.print_exc()
+                status, payload = HTTPStatus.INTERNAL_SERVER_ERROR, {"ok": False, "errors": [
+                    {"field": "server", "message": f"{type(exc).__name__}: {exc} (details in the editor's terminal)"}]}
             self._send(status, payload)
 
         def _static(self, path: str) -> None:
@@ -229,6 +246,10 @@ class EditorServer:
         return self
 
     def stop(self) -> None:
+        """Stop serving and close the socket (again: nothing)."""
+        if not self._thread.is_alive():
+            self._server.server_close()
+            return
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5.0)

@@ -164,3 +164,45 @@ def test_timing_events_and_knots_are_edited_on_the_page(browser, tmp_path):
         assert document.value("forward_slow", "swing.forward_m") == []
     finally:
         server.stop()
+
+
+def test_bad_input_gets_a_message_not_a_crash(browser, tmp_path):
+    """Issue #17 bar 4: NaN typed in a field, a malformed file loaded, the server restarted under
+    the open page — each a message on the page, the document unchanged, no error uncaught."""
+    bad_file = tmp_path / "broken.yaml"
+    bad_file.write_text("name: broken\nsamples: {forward_fast: [unclosed\n")
+    server = EditorServer(make_app("neutral", save_path=tmp_path / "unused.yaml")).start()
+    port = int(server.url.rsplit(":", 1)[1].strip("/"))
+    try:
+        browser.get(server.url)
+        settled(browser)
+        before = server.app.document.text
+        typed = browser.find_element("css selector", 'input.number[data-path="attributes.stance_width_m"]')
+        typed.clear()
+        typed.send_keys("NaN\n")
+        settled(browser)
+        error = browser.find_element("css selector", '[data-error-for="attributes.stance_width_m"]').text
+        assert "must be a finite number" in error, error
+        assert server.app.document.text == before
+
+        browser.find_element("id", "load-path").send_keys(str(bad_file))
+        browser.find_element("id", "load").click()
+        settled(browser)
+        message = browser.find_element("id", "status").text
+        assert message.startswith("not loaded, the document is unchanged") and "not valid YAML" in message, message
+        assert server.app.document.text == before and "neutral" in browser.find_element("id", "style-name").text
+
+        server.stop()  # the server goes away under the open page
+        browser.find_element("css selector", 'nav button[data-sample="in_place"]').click()
+        settled(browser)
+        assert "not reachable" in browser.find_element("id", "status").text
+        server = EditorServer(make_app("bouncy", save_path=tmp_path / "unused.yaml"), port=port).start()
+        browser.find_element("css selector", 'nav button[data-sample="in_place"]').click()
+        settled(browser)
+        assert browser.find_element("id", "status").text.startswith("the editor server is back")
+        assert "bouncy" in browser.find_element("id", "style-name").text
+        assert browser.find_element("id", "sample-title").text.startswith("in_place")
+        uncaught = [e for e in browser.get_log("browser") if "Uncaught" in e["message"]]
+        assert uncaught == [], uncaught
+    finally:
+        server.stop()

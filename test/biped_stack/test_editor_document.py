@@ -141,3 +141,29 @@ def test_apply_live_needs_an_attached_stack(tmp_path):
     with pytest.raises(EditError, match="not attached"):
         app.apply_live("forward_slow")
     assert not app.state()["attached"]
+
+
+def test_the_server_answers_a_failure_with_json_and_a_bad_load_keeps_the_document(tmp_path, monkeypatch, capsys):
+    app = make_app("neutral", save_path=tmp_path / "x.yaml")
+    server = EditorServer(app).start()
+    try:
+        def broken(key):
+            raise RuntimeError("planner exploded")
+        monkeypatch.setattr(app, "sample", broken)
+        with pytest.raises(urllib.error.HTTPError) as failed:
+            _call(server.url + "api/sample?key=in_place")
+        assert failed.value.code == 500
+        body = json.loads(failed.value.read())
+        assert body["errors"][0]["message"] == "RuntimeError: planner exploded (details in the editor's terminal)"
+        assert "Traceback" in capsys.readouterr().err  # for the terminal, not the page
+        (tmp_path / "bad.yaml").write_text("name: bad\nsamples: {}\n")
+        refused = _call(server.url + "api/load", "POST", {"path": str(tmp_path / "bad.yaml")})
+        assert not refused["ok"] and any("samples.forward_fast" in e["field"] for e in refused["errors"])
+        missing = _call(server.url + "api/load", "POST", {"path": str(tmp_path / "none.yaml")})
+        assert not missing["ok"] and "cannot be read" in missing["errors"][0]["message"]
+        assert _call(server.url + "api/state")["name"] == "neutral"
+        loaded = _call(server.url + "api/load", "POST", {"path": "limp"})
+        assert loaded["ok"] and loaded["name"] == "limp"
+    finally:
+        server.stop()
+        server.stop()  # idempotent

@@ -25,10 +25,41 @@ async function api(method, path, body) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const type = response.headers.get("Content-Type") || "";
-    return type.includes("json") ? await response.json() : await response.text();
+    if (type.includes("json")) return await response.json();
+    const text = await response.text();
+    return response.ok ? text : { ok: false, errors: [{ field: "server", message: `${response.status}: ${text}` }] };
+  } catch (error) {
+    // The server stopped or restarted: say so, and let the next action try again.
+    editor.offline = true;
+    const failure = { ok: false, errors: [{ field: "server", message:
+      `the editor server is not reachable (${error.message}); start it again — the page retries on your next action` }] };
+    status(failure.errors[0].message, true);
+    throw new ServerUnreachable(failure);
   } finally {
     document.body.dataset.pending = String(pending() - 1);
   }
+}
+
+class ServerUnreachable extends Error {
+  constructor(failure) { super(failure.errors[0].message); this.failure = failure; }
+}
+
+// Every user action runs through here: an unreachable server ends it with the message shown
+// (never an uncaught error); the first action that reaches the server again reloads the page's state.
+function action(handler) {
+  return async (...args) => {
+    try {
+      if (editor.offline) {
+        await loadState();
+        await loadSample();
+        editor.offline = false;
+        status("the editor server is back: the document shown is the server's");
+      }
+      await handler(...args);
+    } catch (error) {
+      if (!(error instanceof ServerUnreachable)) status(`error in the page: ${error.message}`, true);
+    }
+  };
 }
 
 function status(text, isError = false) {
@@ -46,6 +77,13 @@ function svg(tag, attrs = {}, parent = null, text = null) {
 }
 
 function fmt(x, digits = 4) { return Number(x).toFixed(digits); }
+
+// A typed field's text: a finite number when it is one, else the text (the server refuses it by field).
+function parseTyped(text) {
+  const trimmed = text.trim();
+  const x = Number(trimmed);
+  return trimmed !== "" && Number.isFinite(x) ? x : trimmed;
+}
 
 // A linear map from [d0, d1] to [r0, r1] and back.
 function scale(d0, d1, r0, r1) {
@@ -99,7 +137,7 @@ function renderSamples() {
     button.dataset.sample = key;
     button.classList.toggle("selected", key === editor.sampleKey);
     button.innerHTML = `${key}<small>[${velocity.map((v) => fmt(v, 2)).join(", ")}]</small>`;
-    button.addEventListener("click", () => selectSample(key));
+    button.addEventListener("click", action(() => selectSample(key)));
     nav.appendChild(button);
   }
 }
@@ -205,7 +243,7 @@ function renderTiming() {
         const d = Math.round((current[k + 1] - current[k]) * 1000) / 1000;
         if (Math.abs(d - intervals[k]) > 1e-9) changes[`timing.${TIMING_NAMES[k]}`] = d;
       }
-      if (Object.keys(changes).length) commit(changes, "timing");
+      if (Object.keys(changes).length) action(() => commit(changes, "timing"))();
     });
   });
 }
@@ -222,10 +260,13 @@ function renderAttributes() {
     row.innerHTML = `<label title="${f.doc}${f.own ? "" : " (inherited from defaults)"}">${name}</label>
       <span><input type="range" min="${f.low}" max="${f.high}" step="${step}" value="${f.value}" data-path="${f.path}">
       <span class="bounds">${+f.low.toPrecision(3)} … ${+f.high.toPrecision(3)} ${f.unit}</span></span>
-      <output>${fmt(f.value)}</output>`;
-    const input = row.querySelector("input");
-    input.addEventListener("input", () => { row.querySelector("output").textContent = fmt(input.value); });
-    input.addEventListener("change", () => commit({ [f.path]: Math.round(Number(input.value) * 1e5) / 1e5 }, f.path));
+      <input type="text" class="number" size="8" value="${fmt(f.value)}" data-path="${f.path}" aria-label="${name}">`;
+    const input = row.querySelector("input[type=range]");
+    const typed = row.querySelector("input.number");
+    input.addEventListener("input", () => { typed.value = fmt(input.value); });
+    input.addEventListener("change", action(() => commit({ [f.path]: Math.round(Number(input.value) * 1e5) / 1e5 }, f.path)));
+    // Typed text goes to the server as typed (a number, or the text itself): it says what is wrong.
+    typed.addEventListener("change", action(() => commit({ [f.path]: parseTyped(typed.value) }, f.path)));
     box.appendChild(row);
     const error = document.createElement("div");
     error.className = "field-error";
@@ -266,7 +307,7 @@ function curveChart(f) {
   error.className = "field-error";
   error.dataset.errorFor = f.path;
 
-  const send = (next) => commit({ [f.path]: next.map(([p, v]) => [Math.round(p * 1e4) / 1e4, Math.round(v * 1e5) / 1e5]) }, f.path);
+  const send = action((next) => commit({ [f.path]: next.map(([p, v]) => [Math.round(p * 1e4) / 1e4, Math.round(v * 1e5) / 1e5]) }, f.path));
   knots.forEach(([phase, value], i) => {
     const knot = svg("circle", { cx: x(phase), cy: y(value), r: 6, class: "knot", "data-index": i,
                                  "data-value": value, "data-phase": phase }, root);
@@ -325,7 +366,7 @@ function renderJoystick() {
     stick.setAttribute("cx", px);
     stick.setAttribute("cy", py);
     $("velocity-label").textContent = `v = [${v.map((a) => fmt(a, 2)).join(", ")}]`;
-  }, () => setVelocity(v));
+  }, action(() => setVelocity(v)));
 }
 
 async function setVelocity(v) {
@@ -429,10 +470,21 @@ async function save() {
   else status(`not saved: ${result.errors.map((e) => e.message).join("; ")}`, true);
 }
 
-$("undo").addEventListener("click", () => undoRedo("undo"));
-$("redo").addEventListener("click", () => undoRedo("redo"));
-$("save").addEventListener("click", save);
-$("apply-live").addEventListener("click", async () => {
+async function load() {
+  const result = await api("POST", "/api/load", { path: $("load-path").value });
+  if (!result.ok) {
+    status(`not loaded, the document is unchanged: ${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`, true);
+    return;
+  }
+  $("save-path").value = result.save_path;
+  await afterChange(`loaded ${result.source}`);
+}
+
+$("undo").addEventListener("click", action(() => undoRedo("undo")));
+$("redo").addEventListener("click", action(() => undoRedo("redo")));
+$("save").addEventListener("click", action(save));
+$("load").addEventListener("click", action(load));
+$("apply-live").addEventListener("click", action(async () => {
   status("shadow check: walking the edited style in MuJoCo (about 4 s per velocity) …");
   $("apply-live").disabled = true;
   try {
@@ -443,16 +495,16 @@ $("apply-live").addEventListener("click", async () => {
   } finally {
     $("apply-live").disabled = false;
   }
-});
-$("yaw-rate").addEventListener("change", () => setVelocity([editor.velocity[0], editor.velocity[1], Number($("yaw-rate").value)]));
+}));
+$("yaw-rate").addEventListener("change", action(() => setVelocity([editor.velocity[0], editor.velocity[1], Number($("yaw-rate").value)])));
 document.addEventListener("keydown", (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === "z") {
     e.preventDefault();
-    undoRedo(e.shiftKey ? "redo" : "undo");
+    action(() => undoRedo(e.shiftKey ? "redo" : "undo"))();
   }
 });
 
-(async () => {
+action(async () => {
   await loadState();
   await selectSample(editor.sampleKey);
   status("ready: drag knots, events and sliders; each edit is checked against the style's bounds");

@@ -84,10 +84,22 @@ def field_spec(path: str) -> FieldSpec:
                             "pelvis.*, upper_body.*)")
 
 
+def _represent_float(representer, value: float):
+    """A float as fixed-point text: ruamel writes 1e-05 for 0.00001, which YAML 1.1 readers
+    (PyYAML, the style loader) read as a string."""
+    text = repr(value)
+    if "e" in text or "E" in text:
+        text = f"{value:.{DECIMALS}f}".rstrip("0")
+    if "." not in text and text.lstrip("-").isdigit():
+        text += ".0"
+    return representer.represent_scalar("tag:yaml.org,2002:float", text)
+
+
 def _round_trip_yaml() -> YAML:
     rt = YAML()
     rt.width = 4096            # never re-wrap a long flow line
     rt.preserve_quotes = True
+    rt.representer.add_representer(float, _represent_float)
     return rt
 
 

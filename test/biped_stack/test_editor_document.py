@@ -167,3 +167,11 @@ def test_the_server_answers_a_failure_with_json_and_a_bad_load_keeps_the_documen
     finally:
         server.stop()
         server.stop()  # idempotent
+
+
+@pytest.mark.parametrize("value", [1e-05, -3e-05, 0.0])
+def test_small_values_are_written_as_numbers_the_loader_reads(value):
+    document = StyleDocument.open("neutral")
+    document.apply("forward_slow", {"pelvis.height_m": [[0.5, value]]})
+    assert document.style.samples["forward_slow"].pelvis.height_m(0.5) == pytest.approx(value)
+    assert "e-0" not in document.text

@@ -65,6 +65,18 @@ def _cmd_editor(args: argparse.Namespace) -> int:
                       open_browser=not args.no_browser, attach=args.attach, planner_node=args.planner_node)
 
 
+def _cmd_style_import(args: argparse.Namespace) -> int:
+    from biped_stack.editor.keyframes import import_keyframes
+    from biped_common.errors import BipedStackError
+    try:
+        out = import_keyframes(args.template, args.sample, args.keyframes, args.out, robot=args.robot)
+    except BipedStackError as exc:
+        print(f"not imported: {exc}")
+        return 1
+    print(f"wrote {out}")
+    return 0
+
+
 def _cmd_muscles_inverse(args: argparse.Namespace) -> int:
     from biped_stack.muscle_tools import inverse
     return inverse(args.model, args.motion, args.out, args.criterion)
@@ -117,6 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--out", required=True, help="output folder")
     q.add_argument("--robot", default="humanoid", help="whose feet and pelvis height to use")
     q.set_defaults(func=_cmd_style_render)
+    q = style_sub.add_parser("import", help="fit one sample's timing and curves to a keyframed cycle (CSV; format in "
+                                             "biped_stack/editor/keyframes.py)")
+    q.add_argument("keyframes", help="CSV: one cycle from a right touch-down")
+    q.add_argument("--out", required=True, help="the style file to write")
+    q.add_argument("--template", default="neutral", help="style whose other samples and knot phases are kept")
+    q.add_argument("--sample", default="forward_slow", help="the key sample the keyframes are")
+    q.add_argument("--robot", default="humanoid")
+    q.set_defaults(func=_cmd_style_import)
 
     p = sub.add_parser("editor", help="the style editor in the browser (localhost): edit a style, see the planner's reference")
     p.add_argument("--style", default="neutral", help="shipped style name or a style file (default neutral)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from biped_common.robot_model import load_robot
 from biped_common.resources import styles_dir
 from biped_stack.editor.document import StyleDocument
-from biped_stack.editor.live import PLANNER_NODE, LivePlanner
+from biped_stack.editor.ros_live import PLANNER_NODE, LivePlanner
 from biped_stack.editor.server import EditorApp, EditorServer
 from gait_planner_node.planner import PlannerConfig
 from gait_planner_node.style import StyleError

@@ -18,7 +18,7 @@ Bound to 127.0.0.1 only. API (JSON in and out):
 - ``POST /api/apply_live`` ``{"sample": K}`` (attached only): the shadow check
   (:mod:`biped_stack.editor.shadow`) walks the style after the edit of sample K (default: the
   last edited) in MuJoCo; passed, the style goes to the running planner
-  (:class:`biped_stack.editor.live.LivePlanner`); refused, the reason, and the robot keeps its style.
+  (:class:`biped_stack.editor.ros_live.LivePlanner`); refused, the reason, and the robot keeps its style.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class EditorApp:
 
     def __init__(self, document: StyleDocument, planner_config: PlannerConfig, robot_name: str,
                  save_path: str | Path, live=None, shadow=None):
-        """``live``: a :class:`~biped_stack.editor.live.LivePlanner` (None: not attached);
+        """``live``: a :class:`~biped_stack.editor.ros_live.LivePlanner` (None: not attached);
         ``shadow``: the check an edit passes before it is sent, (text, sample key, robot) →
         :class:`~biped_stack.editor.shadow.ShadowVerdict` (default :func:`~biped_stack.editor.shadow.shadow_check`)."""
         self.document = document

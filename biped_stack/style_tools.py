@@ -44,12 +44,19 @@ def sweep(style: Style) -> list[tuple[str, np.ndarray]]:
     return out
 
 
-def simulate(style: Style, config: PlannerConfig, velocity, cycles: float = 3.0, settle_s: float = 2.0):
-    """Run the planner at a constant command; returns (times, references at each tick, touch-downs)."""
+def settled_planner(style: Style, config: PlannerConfig, velocity, settle_s: float) -> GaitPlanner:
+    """A planner started standing and walked at the constant command ``velocity`` for ``settle_s``
+    [s] in ticks of :data:`TICK_S` (its clock and body path ramped up)."""
     planner = GaitPlanner(style, config)
     planner.set_command(velocity)
     for _ in range(int(settle_s / TICK_S)):
         planner.step(TICK_S)
+    return planner
+
+
+def simulate(style: Style, config: PlannerConfig, velocity, cycles: float = 3.0, settle_s: float = 2.0):
+    """Run the planner at a constant command; returns (times, references at each tick, touch-downs)."""
+    planner = settled_planner(style, config, velocity, settle_s)
     duration = cycles * planner.gait.timing.cycle_s
     refs, touchdowns = [], []
     last = dict(planner.footholds)

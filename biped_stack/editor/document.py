@@ -151,6 +151,7 @@ class StyleDocument:
         self._yaml = _round_trip_yaml()
         self.style = self._validated(text)
         self.text = text
+        self._parsed: tuple[str | None, dict | None] = (None, None)  # (text, its plain data): data()'s cache
         self._undo: list[str] = []
         self._redo: list[str] = []
 
@@ -177,8 +178,10 @@ class StyleDocument:
 
     # -- reading ---------------------------------------------------------------------------------
     def data(self) -> dict:
-        """The file as plain data."""
-        return yaml.safe_load(self.text)
+        """The file as plain data (parsed once per text; read it, do not change it)."""
+        if self._parsed[0] is not self.text:
+            self._parsed = (self.text, yaml.safe_load(self.text))
+        return self._parsed[1]
 
     def sample_fields(self, key: str) -> list[FieldSpec]:
         """The editable fields of sample ``key``: timing, attributes, the swing curves (``swing.*``

@@ -32,10 +32,10 @@ from scipy.optimize import least_squares
 
 from biped_common.errors import ConfigError
 from biped_common.rotations import quat_to_matrix, matrix_to_rpy
-from gait_planner_node.planner import GaitPlanner, PlannerConfig
+from gait_planner_node.planner import PlannerConfig
 from gait_planner_node.style import Style, StyleError
 from biped_stack.editor.document import EditError, StyleDocument, field_spec
-from biped_stack.style_tools import TICK_S
+from biped_stack.style_tools import TICK_S, settled_planner
 
 FIXED_COLUMNS = ("time_s", "left_z_m", "left_contact", "right_z_m", "right_contact",
                  "pelvis_height_m", "pelvis_roll_rad", "pelvis_pitch_rad", "pelvis_yaw_rad")
@@ -116,10 +116,7 @@ def planner_cycle(style: Style, config: PlannerConfig, key: str, dt_s: float, jo
     """The gait planner's reference over one cycle of ``style`` walking sample ``key``'s key
     velocity, from a right touch-down after :data:`SETTLE_S` of walking, every ``dt_s`` — as
     keyframes (heights above the ground, pelvis angles relative to the heading)."""
-    planner = GaitPlanner(style, config)
-    planner.set_command(style.key_velocity(key))
-    for _ in range(int(SETTLE_S / TICK_S)):
-        planner.step(TICK_S)
+    planner = settled_planner(style, config, style.key_velocity(key), SETTLE_S)
     phase_map, cycle = planner.gait.phase_map, planner.gait.timing.cycle_s
     # Up to the next right touch-down (phase 0), exactly, in ticks no longer than the planner's.
     remaining = (cycle - phase_map.time_s(planner.phase)) / max(planner.clock_rate * planner.clock_scale, 1e-9)

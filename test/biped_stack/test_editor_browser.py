@@ -178,7 +178,9 @@ def test_bad_input_gets_a_message_not_a_crash(browser, tmp_path):
         settled(browser)
         before = server.app.document.text
         typed = browser.find_element("css selector", 'input.number[data-path="attributes.stance_width_m"]')
-        typed.clear()
+        # Select and overtype (clear() would fire a change of its own, an empty edit racing this one).
+        from selenium.webdriver.common.keys import Keys
+        typed.send_keys(Keys.CONTROL, "a")
         typed.send_keys("NaN\n")
         settled(browser)
         error = browser.find_element("css selector", '[data-error-for="attributes.stance_width_m"]').text

@@ -24,6 +24,12 @@ def _rounded(array, decimals: int = 5) -> list:
     return np.round(np.asarray(array, dtype=float), decimals).tolist()
 
 
+def foot_outline(config: PlannerConfig) -> dict:
+    """The sole's rectangle in the sole frame [m] (x forward), as the page draws footprints."""
+    foot = config.foot
+    return {"heel_x": foot.heel_x_m, "toe_x": foot.toe_x_m, "half_width": foot.half_width_m}
+
+
 def preview(style: Style, config: PlannerConfig, velocity) -> dict:
     """The planner's reference for ``style`` walking at ``velocity`` (ẋ [m/s], ẏ [m/s], ω [rad/s],
     body frame; clamped to the style's range) over :data:`PREVIEW_CYCLES` cycles after
@@ -40,7 +46,6 @@ def preview(style: Style, config: PlannerConfig, velocity) -> dict:
     apex = {side: float(sole[side][~stance[side], 2].max()) if np.any(~stance[side]) else 0.0
             for side in sole}
     timing = gait.timing
-    foot = config.foot
     return {
         "velocity": _rounded(gait.velocity),
         "weights": {k: round(w, 4) for k, w in gait.weights.items()},
@@ -50,7 +55,7 @@ def preview(style: Style, config: PlannerConfig, velocity) -> dict:
         "pelvis_height_m": _rounded([r.pelvis_height_m[0] for r in refs]),
         "body_m": _rounded([r.body[0] for r in refs]),
         "footprints": [[side, round(p.x, 5), round(p.y, 5), round(p.yaw, 5)] for side, p in touchdowns],
-        "foot_outline_m": {"heel_x": foot.heel_x_m, "toe_x": foot.toe_x_m, "half_width": foot.half_width_m},
+        "foot_outline_m": foot_outline(config),
         "apex_m": {side: round(a, 5) for side, a in apex.items()},
         "timing": {"cycle_s": round(timing.cycle_s, 5), "events_s": _rounded(timing.event_times_s()),
                    "double_support_after_right_s": timing.double_support_after_right_s,

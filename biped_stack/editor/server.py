@@ -11,6 +11,11 @@ Bound to 127.0.0.1 only. API (JSON in and out):
   ``{"ok": false, "errors": [{"field", "message"}]}`` when refused (the document unchanged);
 - ``POST /api/undo``, ``POST /api/redo``;
 - ``POST /api/preview`` ``{"velocity": [ẋ, ẏ, ω]}``: :func:`biped_stack.editor.preview.preview`;
+- ``GET /api/robot``: the robot's geoms for the 3D view (:func:`biped_stack.editor.poses.robot_geometry`);
+- ``POST /api/motion`` ``{"velocity": [ẋ, ẏ, ω]}``: the robot posed on the reference over two
+  cycles (:func:`biped_stack.editor.poses.planned_motion`);
+- ``GET /api/measured`` (attached only): the running robot's latest measured pose, from
+  ``/joint_states`` and ``/odom`` (null until both arrived);
 - ``POST /api/load`` ``{"path": P}``: another style file (or shipped name) replaces the document;
   an unreadable or invalid one is refused with every error and the document kept;
 - ``POST /api/save`` ``{"path": P}``: writes the file (it is valid: every edit was checked);
@@ -19,11 +24,16 @@ Bound to 127.0.0.1 only. API (JSON in and out):
   (:mod:`biped_stack.editor.shadow`) walks the style after the edit of sample K (default: the
   last edited) in MuJoCo; passed, the style goes to the running planner
   (:class:`biped_stack.editor.ros_live.LivePlanner`); refused, the reason, and the robot keeps its style.
+
+The document is read and changed under one lock, held only for that: previews, poses and the
+shadow check (seconds) run on a snapshot of the style outside it, so the page stays responsive
+while a check runs (one shadow check at a time).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import mimetypes
 import threading
 import traceback
@@ -35,7 +45,9 @@ from urllib.parse import parse_qs, urlparse
 from biped_common.errors import ConfigError
 from biped_common.resources import share_file
 from biped_stack.editor.document import EditError, StyleDocument
+from biped_stack.editor.poses import measured_pose, planned_motion, robot_geometry
 from biped_stack.editor.preview import preview
+from biped_common.robot_model import RobotModel, load_robot
 from gait_planner_node.planner import PlannerConfig
 from gait_planner_node.style import SAMPLE_KEYS, StyleError
 
@@ -68,7 +80,17 @@ class EditorApp:
         self.planner_config = planner_config
         self.robot_name = robot_name
         self.save_path = str(save_path)
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()          # the document and the fields above
+        self._shadow_lock = threading.Lock()  # one shadow check (and send) at a time
+        self._robot_lock = threading.Lock()   # the robot model's Pinocchio/MuJoCo data are not thread-safe
+        self._robot: RobotModel | None = None
+
+    @property
+    def robot(self) -> RobotModel:
+        """The robot model the 3D view poses (loaded on first use)."""
+        if self._robot is None:
+            self._robot = load_robot(self.robot_name)
+        return self._robot
 
     def state(self) -> dict:
         doc = self.document
@@ -98,23 +120,63 @@ class EditorApp:
         if self.shadow is None:
             from biped_stack.editor.shadow import shadow_check
             self.shadow = shadow_check
-        self.document.check_sample_key(key)
-        text = self.document.text
-        verdict = self.shadow(text, key, self.robot_name)
-        if not verdict.ok:
-            self.live_log.append(f"refused by the shadow check: {verdict.reason}; the robot keeps its style")
-            raise EditError([ConfigError("shadow check", f"{verdict.reason}; the robot keeps its style")])
-        accepted, reason = self.live.send(text)
-        if not accepted:
-            self.live_log.append(f"refused by the planner: {reason}")
-            raise EditError([ConfigError("gait planner", reason or "refused")])
-        walked = ", ".join(str(list(r.velocity)) for r in verdict.runs)
-        message = f"sent to {self.live.planner_node} (shadow check walked {walked})"
-        self.live_log.append(message)
-        return {"ok": True, "message": message, **self.state()}
+        with self.lock:
+            self.document.check_sample_key(key)
+            text = self.document.text
+        if not self._shadow_lock.acquire(blocking=False):
+            raise EditError([ConfigError("shadow check", "another edit is being checked; apply again when it is done")])
+        try:
+            verdict = self.shadow(text, key, self.robot_name)
+            if verdict.ok:
+                accepted, reason = self.live.send(text)
+        finally:
+            self._shadow_lock.release()
+        with self.lock:
+            if not verdict.ok:
+                self.live_log.append(f"refused by the shadow check: {verdict.reason}; the robot keeps its style")
+                raise EditError([ConfigError("shadow check", f"{verdict.reason}; the robot keeps its style")])
+            if not accepted:
+                self.live_log.append(f"refused by the planner: {reason}")
+                raise EditError([ConfigError("gait planner", reason or "refused")])
+            walked = ", ".join(str(list(r.velocity)) for r in verdict.runs)
+            message = f"sent to {self.live.planner_node} (shadow check walked {walked})"
+            self.live_log.append(message)
+            return {"ok": True, "message": message, **self.state()}
+
+    def measured(self) -> dict | None:
+        """The running robot's measured pose for the 3D view (:func:`~biped_stack.editor.poses.measured_pose`;
+        None before ``/joint_states`` and ``/odom`` have both arrived)."""
+        if self.live is None:
+            raise EditError([ConfigError("attach", "not attached to a running stack (biped-stack editor --attach)")])
+        latest = self.live.measured_state()
+        if latest is None:
+            return None
+        base, names, positions = latest
+        with self._robot_lock:
+            return measured_pose(self.robot, base.stamp_s, base, names, positions)
 
     def handle(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict | str]:
         """(HTTP status, JSON object or text) of one API call."""
+        if method == "POST" and route in ("/api/preview", "/api/motion"):
+            velocity = _velocity(body)
+            with self.lock:
+                style = self.document.style  # frozen: safe to use after the lock
+            if route == "/api/preview":
+                return HTTPStatus.OK, preview(style, self.planner_config, velocity)
+            with self._robot_lock:
+                return HTTPStatus.OK, planned_motion(style, self.planner_config, self.robot, velocity)
+        if method == "GET" and route == "/api/robot":
+            with self._robot_lock:
+                return HTTPStatus.OK, robot_geometry(self.robot)
+        if method == "GET" and route == "/api/measured":
+            try:
+                return HTTPStatus.OK, {"ok": True, "measured": self.measured()}
+            except ValueError as exc:  # a bad message from the robot: shown, not drawn
+                return HTTPStatus.OK, {"ok": True, "measured": None, "problem": str(exc)}
+        if method == "POST" and route == "/api/apply_live":
+            with self.lock:
+                key = str(body.get("sample") or self.last_edited)
+            return HTTPStatus.OK, self.apply_live(key)
         with self.lock:
             if method == "GET" and route == "/api/state":
                 return HTTPStatus.OK, self.state()
@@ -133,14 +195,6 @@ class EditorApp:
             if method == "POST" and route in ("/api/undo", "/api/redo"):
                 done = self.document.undo() if route == "/api/undo" else self.document.redo()
                 return HTTPStatus.OK, {"ok": done, **self.state()}
-            if method == "POST" and route == "/api/preview":
-                velocity = body.get("velocity", [0.0, 0.0, 0.0])
-                if not (isinstance(velocity, list) and len(velocity) == 3
-                        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in velocity)):
-                    raise EditError([ConfigError("velocity", f"must be [ẋ m/s, ẏ m/s, ω rad/s], got {velocity!r}")])
-                return HTTPStatus.OK, preview(self.document.style, self.planner_config, velocity)
-            if method == "POST" and route == "/api/apply_live":
-                return HTTPStatus.OK, self.apply_live(str(body.get("sample") or self.last_edited))
             if method == "POST" and route == "/api/load":
                 path = body.get("path")
                 if not isinstance(path, str) or not path:
@@ -160,6 +214,15 @@ class EditorApp:
                 self.save_path = str(saved)
                 return HTTPStatus.OK, {"ok": True, "path": str(saved), "summary": self.document.style.summary()}
         return HTTPStatus.NOT_FOUND, {"ok": False, "errors": [{"field": "route", "message": f"no {method} {route}"}]}
+
+
+def _velocity(body: dict) -> list[float]:
+    """The request's ``velocity`` [ẋ m/s, ẏ m/s, ω rad/s] (default standing), checked finite."""
+    velocity = body.get("velocity", [0.0, 0.0, 0.0])
+    if not (isinstance(velocity, list) and len(velocity) == 3
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in velocity)):
+        raise EditError([ConfigError("velocity", f"must be [ẋ m/s, ẏ m/s, ω rad/s], got {velocity!r}")])
+    return [float(v) for v in velocity]
 
 
 def _handler(app: EditorApp, web_dir: Path, log):

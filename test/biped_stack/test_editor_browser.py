@@ -208,3 +208,79 @@ def test_bad_input_gets_a_message_not_a_crash(browser, tmp_path):
         assert uncaught == [], uncaught
     finally:
         server.stop()
+
+
+def view_ready(driver) -> None:
+    """Until the 3D view shows the latest motion (bounded)."""
+    settled(driver)
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if driver.execute_script("return document.body.dataset.view3d === 'ready'"):
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the 3D view did not load: {driver.execute_script('return document.body.dataset.view3d')}")
+
+
+def drawn_feet_apex(driver, feet: list[str]) -> float:
+    """The highest a foot body is drawn over the motion's frames (the page's scene graph)."""
+    return driver.execute_script("""
+        const feet = arguments[0], n = window.view3d.view.motion.time_s.length;
+        let top = -1;
+        for (let k = 0; k < n; k++) {
+          window.view3d.showFrame(k);
+          for (const f of feet) top = Math.max(top, window.view3d.bodyWorldPosition(f)[2]);
+        }
+        return top;""", feet)
+
+
+def test_the_3d_view_plays_the_posed_reference_and_follows_an_edit(browser, tmp_path):
+    """The 3D view draws the robot's geoms at the poses the server computed (legs by IK on the
+    reference), it renders (pixels, not a blank canvas), scrubbing poses the frame asked for, and a
+    +2.4 cm swing-height drag lifts the drawn feet by the knot's change."""
+    from biped_common.robot_model import load_robot
+    feet = [load_robot("humanoid").description.feet[side].body for side in ("left", "right")]
+    server = EditorServer(make_app("neutral", save_path=tmp_path / "unused.yaml")).start()
+    try:
+        browser.get(server.url)
+        view_ready(browser)
+        motion = browser.execute_script("return window.view3d.view.motion")
+        bodies = browser.execute_script("return window.view3d.view.geometry.bodies")
+        n = len(motion["time_s"])
+        assert n >= 2 * motion["cycle_s"] * 25 - 1  # two cycles at 25 frames a second
+        for frame in (0, n // 3, n - 1):
+            browser.execute_script("window.view3d.showFrame(arguments[0])", frame)
+            assert browser.execute_script("return document.body.dataset.view3dFrame") == str(frame)
+            for foot in feet:
+                drawn = browser.execute_script("return window.view3d.bodyWorldPosition(arguments[0])", foot)
+                assert drawn == pytest.approx(motion["body_pos_m"][frame][bodies.index(foot)], abs=1e-6)
+        colours = browser.execute_script("""
+            const source = document.getElementById('view3d');
+            const copy = document.createElement('canvas');
+            copy.width = source.width; copy.height = source.height;
+            const context = copy.getContext('2d');
+            context.drawImage(source, 0, 0);
+            const pixels = context.getImageData(0, 0, copy.width, copy.height).data;
+            const seen = new Set();
+            for (let i = 0; i < pixels.length; i += 4 * 97) seen.add(pixels[i] << 16 | pixels[i + 1] << 8 | pixels[i + 2]);
+            return seen.size;""")
+        assert colours > 20, colours  # shaded geoms, grid, footprints: not a cleared canvas
+        browser.find_element("id", "view3d-play").click()  # paused by showFrame: plays again
+        start = browser.execute_script("return window.view3d.view.time_s")
+        time.sleep(0.5)
+        assert browser.execute_script("return window.view3d.view.time_s") > start + 0.2
+
+        apex_before = drawn_feet_apex(browser, feet)
+        value_before = float(knot(browser, "swing.height_m").get_attribute("data-value"))
+        drag(browser, knot(browser, "swing.height_m"), 8)
+        view_ready(browser)
+        change = float(knot(browser, "swing.height_m").get_attribute("data-value")) - value_before
+        assert 0.01 < change < 0.05
+        assert drawn_feet_apex(browser, feet) - apex_before == pytest.approx(change, abs=3e-3)
+        severe = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert not severe, severe
+        shot = os.environ.get("BIPED_EDITOR_3D_SCREENSHOT")
+        if shot:
+            browser.execute_script("window.view3d.showFrame(arguments[0])", n // 4)
+            browser.save_screenshot(shot)
+    finally:
+        server.stop()

@@ -175,3 +175,44 @@ def test_small_values_are_written_as_numbers_the_loader_reads(value):
     document.apply("forward_slow", {"pelvis.height_m": [[0.5, value]]})
     assert document.style.samples["forward_slow"].pelvis.height_m(0.5) == pytest.approx(value)
     assert "e-0" not in document.text
+
+
+def test_previews_answer_while_a_shadow_check_runs(tmp_path):
+    """The shadow check takes seconds; the page's previews and edits do not wait for it, and a
+    second apply while one is being checked is refused with the reason."""
+    import threading
+    from biped_stack.editor.shadow import ShadowVerdict
+    release, started = threading.Event(), threading.Event()
+
+    def slow_shadow(text, key, robot):
+        started.set()
+        release.wait(timeout=30.0)
+        return ShadowVerdict(False, "the robot falls (test)", ())
+
+    class Live:
+        planner_node = "/gait_planner"
+
+    app = make_app("neutral", save_path=tmp_path / "unused.yaml")
+    app.live, app.shadow = Live(), slow_shadow
+    outcome = {}
+
+    def apply():
+        try:
+            app.apply_live("forward_slow")
+        except EditError as exc:
+            outcome["refused"] = str(exc)
+    checker = threading.Thread(target=apply)
+    checker.start()
+    try:
+        assert started.wait(timeout=10.0)
+        status, preview = app.handle("POST", "/api/preview", {}, {"velocity": [0.3, 0.0, 0.0]})
+        assert status == 200 and preview["apex_m"]["left"] > 0.04
+        app.handle("POST", "/api/edit", {}, {"sample": "forward_slow", "changes": {"swing.height_m": [[0.45, 0.06]]}})
+        with pytest.raises(EditError, match="another edit is being checked"):
+            app.apply_live("forward_slow")
+    finally:
+        release.set()
+        checker.join(timeout=10.0)
+    assert "the robot falls (test)" in outcome["refused"]
+    with pytest.raises(EditError, match="velocity"):  # NaN arrives as a JSON number from the page
+        app.handle("POST", "/api/preview", {}, {"velocity": [float("nan"), 0.0, 0.0]})

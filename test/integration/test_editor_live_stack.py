@@ -3,7 +3,8 @@ while the biped walks neutral at 0.3 m/s, the editor (attached) raises forward_s
 by 2 cm; the edit passes the shadow check, reaches the running planner, and within two gait cycles
 of the planner taking it the robot's measured swing apex (soles by forward kinematics from
 /joint_states and the simulator's pose) rises. Then an edit that falls in the shadow check is
-refused, and the robot keeps walking the raised style to the end.
+refused, and the robot keeps walking the raised style to the end. Meanwhile the editor's 3D view
+data — the measured pose from /joint_states and /odom — follows the walking robot.
 """
 
 import numpy as np
@@ -53,13 +54,28 @@ def test_a_live_edit_raises_the_measured_swing_apex_within_two_cycles(tmp_path, 
         except EditError as exc:
             sent["refused"], sent["refused_s"] = str(exc), now_s()
 
+    measured = []
+
+    def sample_measured(now_s):
+        measured.append((now_s(), app.measured()))
+
     scenario = Scenario("live edit", (Segment("stand", 1.0, (0.0, 0.0, 0.0)), Segment("walk", 25.0, (0.3, 0.0, 0.0))), ())
     try:
         result = run_walk_multiprocess("biped", "neutral", scenario, tmp_path / "run", progress=print,
-                                       actions=[(EDIT_AT_S, apply_edit)])
+                                       actions=[(2.0, sample_measured), (3.0, sample_measured),
+                                                (EDIT_AT_S, apply_edit)])
     finally:
         app.live.close()
     assert not result.metrics["fell"], result.metrics["fall_reason"]
+    (t0, first), (t1, second) = measured
+    assert first is not None and second is not None, measured
+    assert second["stamp_s"] - first["stamp_s"] == pytest.approx(t1 - t0, abs=0.2)
+    robot = app.robot
+    foot = robot.mj_model.body(robot.description.feet["left"].body).id
+    pelvis = [pose["qpos"][:3] for pose in (first, second)]
+    assert pelvis[1][0] - pelvis[0][0] > 0.1, pelvis  # walking forward at ~0.3 m/s (from standing)
+    assert abs(pelvis[1][2] - robot.nominal_pelvis_height_m) < 0.1 * robot.nominal_pelvis_height_m, pelvis
+    assert min(pose["body_pos_m"][foot][2] for pose in (first, second)) < 0.12  # feet by FK near the ground
     assert sent["result"]["ok"], sent
     assert "the robot falls" in sent["refused"] and sent["refused_s"] + 2.0 < scenario.duration_s, sent
     accepted = sent["accepted_s"]

@@ -40,6 +40,8 @@ async function api(method, path, body) {
   }
 }
 
+window.editorApi = api;  // the 3D view (view3d.js, a module) asks the same server the same way
+
 class ServerUnreachable extends Error {
   constructor(failure) { super(failure.errors[0].message); this.failure = failure; }
 }
@@ -392,6 +394,7 @@ async function refreshPreview() {
   plotSeries($("plot-pelvis"), p.time_s, { pelvis: p.pelvis_height_m }, "pelvis height [m]");
   plotGait($("plot-gait"), p);
   plotTop($("plot-top"), p);
+  document.dispatchEvent(new CustomEvent("biped:preview", { detail: { velocity: p.velocity } }));
 }
 
 function plotSeries(root, t, series, title) {

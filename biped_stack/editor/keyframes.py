@@ -23,6 +23,7 @@ curves imported are what reproduce the keyframes when walked, heel and toe pitch
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,10 +67,17 @@ def read_keyframes(path: str | Path) -> Keyframes:
     column or row that is wrong."""
     path = Path(path)
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.reader(f))
-    except OSError as exc:
-        raise ConfigError(str(path), f"cannot be read: {exc.strerror or exc}") from exc
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot be read: {getattr(exc, 'strerror', None) or exc}") from exc
+    return parse_keyframes(text, str(path))
+
+
+def parse_keyframes(text: str, source: str = "keyframes") -> Keyframes:
+    """The keyframes of a CSV text (format in the module docstring); ConfigError naming ``source``
+    and the column or row that is wrong."""
+    path = source
+    rows = [row for row in csv.reader(io.StringIO(text)) if row]
     if len(rows) < 3:
         raise ConfigError(str(path), "needs a header row and at least two rows of keyframes")
     header = [h.strip() for h in rows[0]]

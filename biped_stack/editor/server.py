@@ -14,6 +14,9 @@ Bound to 127.0.0.1 only. API (JSON in and out):
 - ``GET /api/robot``: the robot's geoms for the 3D view (:func:`biped_stack.editor.poses.robot_geometry`);
 - ``POST /api/motion`` ``{"velocity": [ẋ, ẏ, ω]}``: the robot posed on the reference over two
   cycles (:func:`biped_stack.editor.poses.planned_motion`);
+- ``POST /api/import`` ``{"sample": K, "csv": text, "name": file name}``: sample K fitted to a
+  keyframe file (:func:`biped_stack.editor.keyframes.fit_sample`, ~20 s), applied as one undoable
+  edit; a malformed file is refused naming its row or column;
 - ``GET /api/measured`` (attached only): the running robot's latest measured pose, from
   ``/joint_states`` and ``/odom`` (null until both arrived);
 - ``POST /api/load`` ``{"path": P}``: another style file (or shipped name) replaces the document;
@@ -82,6 +85,7 @@ class EditorApp:
         self.save_path = str(save_path)
         self.lock = threading.Lock()          # the document and the fields above
         self._shadow_lock = threading.Lock()  # one shadow check (and send) at a time
+        self._import_lock = threading.Lock()  # one keyframe fit at a time
         self._robot_lock = threading.Lock()   # the robot model's Pinocchio/MuJoCo data are not thread-safe
         self._robot: RobotModel | None = None
 
@@ -143,6 +147,30 @@ class EditorApp:
             self.live_log.append(message)
             return {"ok": True, "message": message, **self.state()}
 
+    def import_keyframes(self, key: str, text: str, name: str) -> dict:
+        """Sample ``key`` fitted to the keyframe CSV ``text`` (from the file ``name``), applied as
+        one edit: {"ok", "message", state} or EditError naming what is wrong with the file."""
+        from biped_stack.editor.keyframes import fit_sample, parse_keyframes
+        if not isinstance(text, str) or not text.strip():
+            raise EditError([ConfigError("import", "no keyframe file content was sent")])
+        keyframes = parse_keyframes(text, name or "keyframes")  # ConfigError: shown by field
+        with self.lock:
+            self.document.check_sample_key(key)
+            snapshot = StyleDocument(self.document.text, self.document.source)
+        if not self._import_lock.acquire(blocking=False):
+            raise EditError([ConfigError("import", "another import is being fitted; import again when it is done")])
+        try:
+            changes = fit_sample(snapshot, key, keyframes, self.planner_config)
+        finally:
+            self._import_lock.release()
+        with self.lock:
+            self.document.apply(key, changes)
+            self.last_edited = key
+            curves = sum(not path.startswith("timing.") for path in changes)
+            message = (f"imported {name or 'keyframes'} into {key}: timing and {curves} curves fitted "
+                       f"(one edit: Undo restores the sample)")
+            return {"ok": True, "message": message, **self.state()}
+
     def measured(self) -> dict | None:
         """The running robot's measured pose for the 3D view (:func:`~biped_stack.editor.poses.measured_pose`;
         None before ``/joint_states`` and ``/odom`` have both arrived)."""
@@ -173,6 +201,12 @@ class EditorApp:
                 return HTTPStatus.OK, {"ok": True, "measured": self.measured()}
             except ValueError as exc:  # a bad message from the robot: shown, not drawn
                 return HTTPStatus.OK, {"ok": True, "measured": None, "problem": str(exc)}
+        if method == "POST" and route == "/api/import":
+            try:
+                return HTTPStatus.OK, self.import_keyframes(str(body.get("sample", "")), body.get("csv"),
+                                                            str(body.get("name") or ""))
+            except ConfigError as exc:
+                raise EditError([exc]) from exc
         if method == "POST" and route == "/api/apply_live":
             with self.lock:
                 key = str(body.get("sample") or self.last_edited)

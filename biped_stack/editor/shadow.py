@@ -4,8 +4,9 @@ and MEMS sensors, as the robot runs) at the edited sample's velocity and halfway
 neighbours — and refuse it, with the reason, if the robot would fall, slip or over-reach (ROS-free).
 
 004's stated limitation is that an animator's edit can ask more than the controller can do; the
-check is the answer to it. It costs about 4 s of wall time per velocity on this machine (the
-in-process stack runs at ≈ 1× real time on 2 cores), so 8–12 s per edit.
+check is the answer to it. Each velocity walks 4 s simulated; on an idle 2-core machine the
+in-process stack runs them at ≈ 2.3× real time, 3.5–5 s per edit (``bench/editor_costs.py``);
+with the simulated DDS stack running on the same cores it shares them (~7 s).
 """
 
 from __future__ import annotations

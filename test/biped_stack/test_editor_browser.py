@@ -284,3 +284,46 @@ def test_the_3d_view_plays_the_posed_reference_and_follows_an_edit(browser, tmp_
             browser.save_screenshot(shot)
     finally:
         server.stop()
+
+
+def test_keyframes_are_imported_from_the_page(browser, tmp_path):
+    """Import on the page (issue #17 'the editor can import one too'): a keyframed cycle of
+    neutral's forward_slow with a 2 cm higher swing is fitted into the sample (the knot within
+    1 mm, the apex shown up by 2 cm), undo restores it, a malformed file is refused by row."""
+    from biped_common.robot_model import load_robot
+    from biped_stack.editor.document import StyleDocument
+    from biped_stack.editor.keyframes import planner_cycle, write_keyframes
+    from gait_planner_node.planner import PlannerConfig
+    raised = StyleDocument.open("neutral")
+    raised.apply("forward_slow", {"swing.height_m": [[0.45, 0.075]]})
+    config = PlannerConfig.for_robot(load_robot("humanoid"))
+    good = write_keyframes(tmp_path / "higher_swing.csv", planner_cycle(raised.style, config, "forward_slow", 0.002))
+    bad = tmp_path / "broken.csv"
+    lines = good.read_text().splitlines()
+    lines[5] = lines[5].replace(",", ",oops,", 1)
+    bad.write_text("\n".join(lines) + "\n")
+    server = EditorServer(make_app("neutral", save_path=tmp_path / "unused.yaml")).start()
+    document = server.app.document
+    try:
+        browser.get(server.url)
+        settled(browser)
+        apex_before = apex(browser)
+        browser.find_element("id", "import-file").send_keys(str(good))
+        settled(browser)
+        assert browser.find_element("id", "status").text.startswith("imported higher_swing.csv into forward_slow")
+        [[phase, height]] = document.value("forward_slow", "swing.height_m")
+        assert phase == 0.45 and height == pytest.approx(0.075, abs=1e-3)
+        assert apex(browser) - apex_before == pytest.approx(0.02, abs=1e-3)
+        browser.find_element("id", "undo").click()
+        settled(browser)
+        assert document.value("forward_slow", "swing.height_m") == [[0.45, 0.055]]
+
+        before = document.text
+        browser.find_element("id", "import-file").send_keys(str(bad))
+        settled(browser)
+        error = browser.find_element("css selector", '[data-error-for="import"]').text
+        assert "broken.csv: row 6" in error and "fields" in error, error
+        assert "error" in browser.find_element("id", "status").get_attribute("class")
+        assert document.text == before
+    finally:
+        server.stop()

@@ -483,12 +483,36 @@ async function load() {
   await afterChange(`loaded ${result.source}`);
 }
 
+// A keyframe CSV fitted into the selected sample by the server (one undoable edit).
+async function importKeyframes() {
+  const input = $("import-file");
+  const file = input.files[0];
+  if (!file) return;
+  const key = editor.sampleKey;
+  clearErrors();
+  status(`fitting ${key} to ${file.name} by least squares (about 20 s) …`);
+  input.disabled = true;
+  try {
+    const result = await api("POST", "/api/import", { sample: key, csv: await file.text(), name: file.name });
+    if (!result.ok) {
+      showErrors("import", result.errors);
+      status(`not imported, the document is unchanged: ${result.errors.map((e) => `${e.field}: ${e.message}`).join("; ")}`, true);
+      return;
+    }
+    await afterChange(result.message);
+  } finally {
+    input.disabled = false;
+    input.value = "";  // the same file can be imported again
+  }
+}
+
+$("import-file").addEventListener("change", action(importKeyframes));
 $("undo").addEventListener("click", action(() => undoRedo("undo")));
 $("redo").addEventListener("click", action(() => undoRedo("redo")));
 $("save").addEventListener("click", action(save));
 $("load").addEventListener("click", action(load));
 $("apply-live").addEventListener("click", action(async () => {
-  status("shadow check: walking the edited style in MuJoCo (about 4 s per velocity) …");
+  status("shadow check: walking the edited style in MuJoCo at up to three velocities (a few seconds) …");
   $("apply-live").disabled = true;
   try {
     const result = await api("POST", "/api/apply_live", { sample: editor.sampleKey });

@@ -327,3 +327,57 @@ def test_keyframes_are_imported_from_the_page(browser, tmp_path):
         assert document.text == before
     finally:
         server.stop()
+
+
+def test_the_measured_robot_walks_beside_the_reference(browser, tmp_path):
+    """Attached, the 3D view draws the measured pose (here a stand-in for the ROS side, as
+    :class:`~biped_stack.editor.ros_live.LivePlanner` hands it over: the /odom base state and the
+    /joint_states angles) beside the reference: same heading, 0.7 m to its left, its feet on the
+    floor where the measurement has them."""
+    import numpy as np
+    from biped_common.robot_model import load_robot
+    from biped_common.rotations import quat_multiply
+    from biped_common.state import BaseState
+    robot = load_robot("humanoid")
+    qpos = robot.standing_qpos()
+    yaw = 0.8  # the measured robot walked off somewhere, turned
+    turn = np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+    base = BaseState(12.0, np.array([3.0, -2.0, qpos[2]]), quat_multiply(turn, qpos[3:7]), np.zeros(3), np.zeros(3))
+
+    class Live:
+        planner_node = "/gait_planner"
+
+        def measured_state(self):
+            return base, robot.joint_names, list(qpos[7:])
+
+    app = make_app("neutral", save_path=tmp_path / "unused.yaml")
+    app.live = Live()
+    server = EditorServer(app).start()
+    foot = robot.description.feet["left"].body
+    try:
+        browser.get(server.url)
+        view_ready(browser)
+        deadline = time.monotonic() + WAIT_S
+        while browser.execute_script("return window.view3d.view.measuredPose") is None:
+            assert time.monotonic() < deadline, "no measured pose drawn"
+            time.sleep(0.05)
+        assert "measured robot at t = 12.00 s" in browser.find_element("id", "view3d-measured").text
+        browser.execute_script("window.view3d.showFrame(0)")
+        geometry = browser.execute_script("return window.view3d.view.geometry")
+        base_name = geometry["bodies"][geometry["base_body"]]
+        ref_pelvis = browser.execute_script("return window.view3d.bodyWorldPosition(arguments[0])", base_name)
+        drawn_pelvis = browser.execute_script("return window.view3d.bodyWorldPosition(arguments[0], 'measured')", base_name)
+        assert drawn_pelvis[0] == pytest.approx(ref_pelvis[0], abs=1e-6)
+        assert drawn_pelvis[1] == pytest.approx(ref_pelvis[1] + 0.7, abs=1e-6)
+        assert drawn_pelvis[2] == pytest.approx(qpos[2], abs=1e-3)
+        drawn_foot = browser.execute_script("return window.view3d.bodyWorldPosition(arguments[0], 'measured')", foot)
+        # Turned back to +x: the left foot is to the left of the pelvis (standing), as measured.
+        import mujoco
+        standing = robot.mj_model.body(foot).id
+        data = mujoco.MjData(robot.mj_model)
+        data.qpos[:] = qpos
+        mujoco.mj_kinematics(robot.mj_model, data)
+        expected = data.xpos[standing] - data.xpos[geometry["base_body"]]
+        assert np.array(drawn_foot) - np.array(drawn_pelvis) == pytest.approx(expected, abs=1e-3)
+    finally:
+        server.stop()

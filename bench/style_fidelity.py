@@ -42,7 +42,7 @@ def fidelity_row(robot: str, style: str, wbc_gains: str | None = None) -> str:
                        state_source="estimator", wbc_gains=wbc_gains).metrics
     walking = [f for f in metrics["style_fidelity"] if f["name"] not in WALKING_SEGMENTS_EXCLUDED]
     cells = [span([f["swing_apex_ratio"] for f in walking]),
-             span([f["sole_swing_path_rms_m"] for f in walking], 100, 1),
+             span([f["sole_swing_path_rms_m"] for f in walking], 100, 2),
              span([f["pelvis_height_rms_m"] for f in walking], 100, 1),
              span([f["pelvis_height_amplitude_ratio"] for f in walking]),
              span([f["pelvis_height_lag_s"] for f in walking], 1000, 0)]

@@ -153,6 +153,14 @@ def quats_yaw(q_wxyz: np.ndarray) -> np.ndarray:
     return np.arctan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
 
 
+def quats_sole_pitch(q_wxyz: np.ndarray) -> np.ndarray:
+    """Pitch [rad] of frames (…, 4) about their own lateral (y) axis, positive x axis down (for a
+    sole: heel up, the style's toe-off pitch): −asin of the frame x axis's world z component."""
+    q = np.asarray(q_wxyz, dtype=float)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return -np.arcsin(np.clip(2.0 * (x * z - w * y), -1.0, 1.0))
+
+
 def quat_slerp(a_wxyz: np.ndarray, b_wxyz: np.ndarray, fraction) -> np.ndarray:
     """Spherical linear interpolation from ``a`` (fraction 0) to ``b`` (fraction 1), (w, x, y, z),
     the short way: when a·b < 0, b is negated first (the same rotation; without this check the

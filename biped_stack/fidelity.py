@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from biped_common.rotations import quats_to_matrices
+from biped_common.rotations import quats_sole_pitch
 
 SIDES = ("left", "right")
 MIN_APEX_M = 0.005          # planned apex below this: no swing height to compare
@@ -46,8 +46,7 @@ def planned_swings(stance: np.ndarray) -> list[tuple[int, int]]:
 def sole_pitch_rad(quats_wxyz: np.ndarray) -> np.ndarray:
     """Pitch of soles (N, 4) about their own lateral axis [rad]: positive heel up / toes down, as
     the style's toe-off pitch (−asin of the sole x axis's world z component)."""
-    rotations = quats_to_matrices(np.asarray(quats_wxyz, dtype=float))
-    return -np.arcsin(np.clip(rotations[:, 2, 0], -1.0, 1.0))
+    return quats_sole_pitch(quats_wxyz)
 
 
 def lag_and_amplitude(planned: np.ndarray, achieved: np.ndarray, period_s: float,

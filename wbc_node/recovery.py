@@ -30,9 +30,9 @@ from wbc_node.wbc import RECOVERY_KEY, WbcGains, read_gains_file
 
 LEVEL_STEPS = 10           # the level is quantized to 1/LEVEL_STEPS: the tasks are built once per step
 # Fields of the gains that are not blended: the QP's contact model and regularization (its
-# layout is built once), the stance damping (a constraint's, not a task's).
+# layout is built once), the stance damping and rolling (a constraint's, not a task's).
 UNBLENDED = frozenset({"friction", "min_normal_force_n", "acceleration_regularization", "force_regularization",
-                       "stance_kd"})
+                       "stance_kd", "stance_roll_pitch_rad"})
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,15 @@ accelerations v̇ (nv) and the ground-reaction forces f of four contact points p
 
     min  Σ_i w_i |J_i v̇ + J̇_i v − a*_i|² + ε_v |v̇|² + ε_f |f|²
     s.t. M_b v̇ + h_b = J_c,bᵀ f                       (floating-base rows of the dynamics)
-         J_foot v̇ + J̇_foot v = −K_d v_foot             (each stance foot does not move)
+         J_foot v̇ + J̇_foot v = −K_d v_foot             (each stance foot does not move, or rolls)
          f_z ≥ f_min,  |f_x|, |f_y| ≤ μ/√2 · f_z       (linearized Coulomb cone, unilateral)
          |M_j v̇ + h_j − J_c,jᵀ f| ≤ τ_max              (joint torque limits)
 
-holds CoP limits implicitly (the CoP of non-negative corner forces lies inside the sole). Tasks
+holds CoP limits implicitly (the CoP of non-negative corner forces lies inside the sole). A stance
+foot whose planned pitch exceeds ``stance_roll_pitch_rad`` — the style's toe roll-up before
+lift-off (heel up) or heel roll-down after touch-down (toes up) — rolls instead
+(:func:`rolling_stance_rows`): its toe (heel) edge stays put and carries the forces, roll and yaw
+stay at rest, and the pitch about that edge follows the plan. Tasks
 a*_i are PD laws on: CoM horizontal (from the MPC: c̈_ref + Kp e + Kd ė), pelvis height and
 orientation, swing-foot pose, joint posture (upper body from the gait reference) — one class
 each in :mod:`wbc_node.tasks`, built from :class:`WbcGains` by :func:`tasks_from_gains`. The joint
@@ -31,14 +35,16 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
+import pinocchio as pin
 
 from biped_common.config import bounded, dataclass_from_mapping, load_yaml_mapping
 from biped_common.resources import params_file
 from biped_common.robot_model import FootGeometry, RobotModel
-from biped_common.rotations import skew
+from biped_common.rotations import quat_to_matrix, quats_sole_pitch, skew
 from biped_common.small_math import all_finite
 from wbc_node.qp import QpSolution, solve_qp
-from wbc_node.tasks import SIDES, ComTask, Kinematics, PelvisTask, PostureTask, SwingFootTask, Task
+from wbc_node.tasks import (SIDES, ComTask, Kinematics, PelvisTask, PostureTask, SwingFootTask, Task,
+                            angular_feedback)
 
 RECOVERY_KEY = "recovery"  # the block of a WBC gains file that schedules it (optional; wbc_node.recovery)
 SOFT_STANCE_WEIGHT = 1e4  # the stance feet's no-motion as a cost, in the fallback attempt only
@@ -65,6 +71,8 @@ class WbcGains:
     posture_kp: float = bounded(0.0, 1e4, "1/s²")
     posture_kd: float = bounded(0.0, 1e3, "1/s")
     stance_kd: float = bounded(0.0, 1e3, "1/s", "stance-foot velocity damping")
+    stance_roll_pitch_rad: float = bounded(0.0, 1.0, "rad", "planned stance-sole pitch beyond which the foot "
+                                           "rolls on its toe or heel edge, the pitch tracked (0: held flat)")
     swing_horizontal_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²",
                                                              "largest horizontal swing-sole acceleration fed forward")
     swing_vertical_feedforward_limit_m_s2: float = bounded(0.0, 1e3, "m/s²",
@@ -142,6 +150,31 @@ class WbcOutput:
     acceleration: np.ndarray
     contact_forces_n: dict[str, np.ndarray]
     solve_time_s: float
+
+
+def rolling_stance_rows(sole, edge_point_sole: np.ndarray, target: FootTarget, stance_kd: float,
+                        pitch_kp: float, pitch_kd: float) -> tuple[np.ndarray, np.ndarray]:
+    """The six equality rows (6, nv) and right-hand side (6,) of a stance foot rolling on an edge:
+    the edge's midpoint ``edge_point_sole`` (sole frame [m]) at rest (classical acceleration
+    a_p = a_o + α × r + ω × (ω × r) = −K_d v_p), the sole's angular acceleration about its own x and
+    z axes at rest (−K_d ω), about its y axis the planned pitch's PD law with its rate and
+    acceleration fed forward. ``sole``: a :class:`wbc_node.tasks.FrameState` (world axes)."""
+    rotation = sole.placement.rotation
+    r = rotation @ edge_point_sole
+    linear_jac, angular_jac = sole.jacobian[:3], sole.jacobian[3:]
+    omega, drift_linear, drift_angular = sole.velocity[3:], sole.drift[:3], sole.drift[3:]
+    rows, rhs = np.empty((6, sole.jacobian.shape[1])), np.empty(6)
+    rows[:3] = linear_jac - skew(r) @ angular_jac
+    point_velocity = sole.velocity[:3] + np.cross(omega, r)
+    rhs[:3] = -(drift_linear + np.cross(drift_angular, r) + np.cross(omega, np.cross(omega, r))) - stance_kd * point_velocity
+    axes = rotation.T  # rows: the sole's x, y, z axes in the world
+    rows[3:] = axes @ angular_jac
+    rhs[3:] = -axes @ drift_angular - stance_kd * (axes @ omega)
+    error = pin.log3(quat_to_matrix(target.quat_wxyz) @ rotation.T)
+    wanted = angular_feedback(error, omega, target.angular_velocity_rad_s, target.angular_acceleration_rad_s2,
+                              pitch_kp, pitch_kd)
+    rhs[4] = float(axes[1] @ (wanted - drift_angular))
+    return rows, rhs
 
 
 def point_jacobian(rotation: np.ndarray, frame_jacobian: np.ndarray, point_in_frame: np.ndarray) -> np.ndarray:
@@ -226,6 +259,10 @@ class WholeBodyController:
         w = geometry.half_width_m
         self.corners_sole = np.array([[geometry.heel_x_m, -w, 0.0], [geometry.heel_x_m, w, 0.0],
                                       [geometry.toe_x_m, -w, 0.0], [geometry.toe_x_m, w, 0.0]])
+        # The points the forces act at per stance edge: rolling, the edge's two corners carry the
+        # four points' forces (each twice: the QP's layout stays one size).
+        heel, toe = self.corners_sole[:2], self.corners_sole[2:]
+        self.corners = {"flat": self.corners_sole, "toe": np.vstack([toe, toe]), "heel": np.vstack([heel, heel])}
         self.torque_limit_nm = robot.torque_limit_nm
         self.tasks = tasks_from_gains(self.gains, robot.joint_names)
         self._layouts = {k: _QpLayout.for_feet(k, self.nv, robot.n_joints, self.gains.friction,
@@ -252,7 +289,7 @@ class WholeBodyController:
         # log3), so one test here refuses a non-finite reference before it can reach the QP.
         if not math.isfinite(layout.cost_g.sum()):
             return self._failed("non-finite state or reference", start)
-        self._write_constraints(layout, stance)
+        self._write_constraints(layout, stance, ref)
         solution, status = self._solve_layout(layout)
         if solution is None:
             return self._failed(status, start)
@@ -276,18 +313,33 @@ class WholeBodyController:
         diagonal[:nv] += self.gains.acceleration_regularization
         diagonal[nv:] += self.gains.force_regularization
 
-    def _write_constraints(self, layout: "_QpLayout", stance: list[str]) -> None:
-        """Equalities (floating-base dynamics, stance feet at rest) and the torque-limit rows of
-        the inequalities (the friction rows never change: :class:`_QpLayout`)."""
+    def stance_edge(self, target: FootTarget) -> str:
+        """How a stance foot meets the ground this tick: ``"flat"``, or rolling on its ``"toe"``
+        (planned pitch > ``stance_roll_pitch_rad``, heel up) or ``"heel"`` edge (< −that)."""
+        limit = self.gains.stance_roll_pitch_rad
+        if limit <= 0.0:
+            return "flat"
+        pitch = float(quats_sole_pitch(target.quat_wxyz))
+        return "toe" if pitch > limit else "heel" if pitch < -limit else "flat"
+
+    def _write_constraints(self, layout: "_QpLayout", stance: list[str], ref: WbcReference) -> None:
+        """Equalities (floating-base dynamics, stance feet at rest or rolling) and the torque-limit
+        rows of the inequalities (the friction rows never change: :class:`_QpLayout`)."""
         kin, nv = self.kinematics, self.nv
         # Contact Jacobians of the corner points (world axes); each stance foot does not move:
         # J v̇ = −J̇v − K_d v (the damping bleeds off a foot's residual velocity).
         contact_jac, a_eq, b_eq = layout.contact_jac, layout.a_eq, layout.b_eq
         for i, side in enumerate(stance):
-            sole = kin.soles[side]
-            points_jacobian(sole.placement.rotation, sole.jacobian, self.corners_sole, contact_jac[12 * i:12 * i + 12])
-            a_eq[6 + 6 * i:12 + 6 * i, :nv] = sole.jacobian  # (the force columns stay zero)
-            b_eq[6 + 6 * i:12 + 6 * i] = -sole.drift - self.gains.stance_kd * sole.velocity
+            sole, rows = kin.soles[side], slice(6 + 6 * i, 12 + 6 * i)
+            edge = self.stance_edge(ref.feet[side])
+            points_jacobian(sole.placement.rotation, sole.jacobian, self.corners[edge], contact_jac[12 * i:12 * i + 12])
+            if edge == "flat":
+                a_eq[rows, :nv] = sole.jacobian  # (the force columns stay zero)
+                b_eq[rows] = -sole.drift - self.gains.stance_kd * sole.velocity
+            else:
+                a_eq[rows, :nv], b_eq[rows] = rolling_stance_rows(
+                    sole, self.corners[edge][0] * [1.0, 0.0, 0.0], ref.feet[side], self.gains.stance_kd,
+                    self.gains.swing_kp, self.gains.swing_kd)
         mass, bias = kin.mass_matrix, kin.bias
         # Floating-base dynamics rows: M_b v̇ − J_c,bᵀ f = −h_b.
         a_eq[:6, :nv] = mass[:6]

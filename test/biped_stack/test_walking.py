@@ -44,14 +44,17 @@ def test_short_walk_tracks_the_command(robot_name, style):
 
 def test_the_style_first_gains_walk_nearer_the_designed_swing():
     """config/wbc_style_first.yaml (issue #18): the walk tracks the command as with the shipped
-    gains, and the forward segment's swing path is within 1.2 cm RMS of the plan (the shipped
-    gains: 2.8 cm on the teleop script, 2026-12-07) with the apex at least 0.85 of the planned."""
+    gains, and the forward segment's swing path is within 1 cm RMS of the plan (the shipped
+    gains: 2.8 cm on the teleop script, 2026-12-07) with the apex at least 0.85 of the planned; the
+    stance foot rolls onto its toe before lift-off as the style plans it (held flat: ×0.05)."""
     result = run_walk("humanoid", "neutral", SHORT, progress=lambda m: None, state_source="ground_truth",
                       wbc_gains=params_file("wbc_style_first.yaml"))
     check_walk(result.metrics)
     assert result.metrics["wbc_gains"].endswith("wbc_style_first.yaml")
     forward = next(f for f in result.metrics["style_fidelity"] if f["name"] == "forward")
-    assert forward["sole_swing_path_rms_m"] <= 0.012 and forward["swing_apex_ratio"] >= 0.85, forward
+    print(forward)
+    assert forward["sole_swing_path_rms_m"] <= 0.01 and forward["swing_apex_ratio"] >= 0.85, forward
+    assert forward["toe_off_pitch_ratio"] >= 0.5, forward
     assert result.metrics["wbc_recovery"]["max_level"] == 0.0  # nothing pushed: the style's gains throughout
 
 

@@ -246,5 +246,70 @@ def test_the_style_first_gains_load_and_differ_where_their_header_says():
     default, style_first = asdict(WbcGains.default()), asdict(WbcGains.load(params_file("wbc_style_first.yaml")))
     changed = {k for k in default if default[k] != style_first[k]}
     assert changed == {"swing_kp", "swing_kd", "swing_horizontal_feedforward_limit_m_s2",
-                       "swing_vertical_feedforward_limit_m_s2", "pelvis_weight", "leg_posture_from_tasks"}
+                       "swing_vertical_feedforward_limit_m_s2", "pelvis_weight", "leg_posture_from_tasks",
+                       "stance_roll_pitch_rad"}
+    assert default["stance_roll_pitch_rad"] == 0.0 < style_first["stance_roll_pitch_rad"]
     assert default["leg_posture_from_tasks"] == 0.0 and style_first["leg_posture_from_tasks"] == 1.0
+
+
+def test_the_rolling_stance_rows_drift_is_the_edge_points_acceleration(robot):
+    """At a random state with v̇ = 0, the rows' right-hand side (without its damping) is minus the
+    edge midpoint's classical acceleration (finite differences along q ⊕ v t) and minus the sole's
+    angular drift in its own axes."""
+    from wbc_node.wbc import rolling_stance_rows
+    wbc = WholeBodyController(robot)
+    model = wbc.model
+    rng = np.random.default_rng(5)
+    q, _ = standing_state(robot)
+    q = pin.integrate(model, q, rng.normal(scale=0.2, size=model.nv))
+    v = rng.normal(scale=0.5, size=model.nv)
+    wbc.kinematics.update(q, v)
+    frame = wbc.sole_frames["left"]
+    sole = wbc.kinematics.soles["left"]
+    edge = np.array([wbc.corners_sole[2, 0], 0.0, 0.0])  # the toe edge's midpoint
+    target = FootTarget(True, sole.placement.translation, np.zeros(3), np.zeros(3),
+                        pin.Quaternion(sole.placement.rotation).coeffs()[[3, 0, 1, 2]])
+    rows, rhs = rolling_stance_rows(sole, edge, target, 0.0, 0.0, 0.0)
+    aux = model.createData()
+
+    def edge_position(qq):
+        pin.framesForwardKinematics(model, aux, qq)
+        return aux.oMf[frame].translation + aux.oMf[frame].rotation @ edge
+    h = 1e-4
+    points = [edge_position(pin.integrate(model, q, v * t)) for t in (-h, 0.0, h)]
+    np.testing.assert_allclose(-rhs[:3], (points[0] - 2 * points[1] + points[2]) / h**2, atol=1e-4)
+    np.testing.assert_allclose(rows[:3] @ v, (points[2] - points[0]) / (2 * h), atol=1e-5)
+    np.testing.assert_allclose(-rhs[3:], sole.placement.rotation.T @ sole.drift[3:], atol=1e-9)
+
+
+def test_a_stance_foot_rolls_on_its_toe_when_the_plan_lifts_its_heel(robot):
+    """With stance rolling on, a stance sole planned 0.1 rad heel up pivots about its toe edge: the
+    edge does not accelerate, the sole pitches towards the plan at the PD's rate, roll and yaw stay
+    at rest, and the foot's forces act at the toe; held flat (the shipped gains) it does not move."""
+    from dataclasses import replace
+    from wbc_node.wbc import WbcGains
+    gains = replace(WbcGains.default(), stance_roll_pitch_rad=0.02)
+    wbc = WholeBodyController(robot, gains)
+    q, v = standing_state(robot)
+    ref = hold_reference(wbc, q, v)
+    sole = wbc.data.oMf[wbc.sole_frames["left"]]
+    heel_up = sole.rotation @ pin.exp3(np.array([0.0, 0.1, 0.0]))
+    feet = dict(ref.feet)
+    feet["left"] = replace(ref.feet["left"], quat_wxyz=pin.Quaternion(heel_up).coeffs()[[3, 0, 1, 2]])
+    ref = replace(ref, feet=feet)
+    assert wbc.stance_edge(ref.feet["left"]) == "toe" and wbc.stance_edge(ref.feet["right"]) == "flat"
+    out = wbc.solve(q, v, ref)
+    assert out.ok, out.status
+    kin = wbc.kinematics
+    left = kin.soles["left"]
+    toe_mid = np.array([wbc.corners_sole[2, 0], 0.0, 0.0])
+    edge_accel = (left.jacobian[:3] - pin.skew(left.placement.rotation @ toe_mid) @ left.jacobian[3:]) @ out.acceleration
+    assert np.abs(edge_accel).max() < 1e-6
+    angular = left.placement.rotation.T @ (left.jacobian[3:] @ out.acceleration)  # sole axes
+    assert angular[1] == pytest.approx(gains.swing_kp * 0.1, rel=1e-3)  # heel up: +pitch
+    assert abs(angular[0]) < 1e-6 and abs(angular[2]) < 1e-6
+    assert out.contact_forces_n["left"][:, 2].sum() > 0.2 * robot.mass_kg * GRAVITY  # still bearing weight
+    flat = WholeBodyController(robot).solve(q, v, ref)
+    flat_left = WholeBodyController(robot)
+    flat_left.kinematics.update(q, v)
+    assert np.abs(flat_left.kinematics.soles["left"].jacobian @ flat.acceleration).max() < 1e-6

@@ -239,15 +239,16 @@ def test_the_gains_file_is_validated_naming_the_field(tmp_path):
 
 def test_the_style_first_gains_load_and_differ_where_their_header_says():
     """config/wbc_style_first.yaml passes the same validation; it differs from config/wbc.yaml in the
-    swing gains and feed-forward, the pelvis weight and the legs' posture reference only."""
+    swing gains and feed-forward, the pelvis weight and gains, the legs' posture reference and the
+    rolling stance only."""
     from dataclasses import asdict
 
     from wbc_node.wbc import WbcGains
     default, style_first = asdict(WbcGains.default()), asdict(WbcGains.load(params_file("wbc_style_first.yaml")))
     changed = {k for k in default if default[k] != style_first[k]}
     assert changed == {"swing_kp", "swing_kd", "swing_horizontal_feedforward_limit_m_s2",
-                       "swing_vertical_feedforward_limit_m_s2", "pelvis_weight", "leg_posture_from_tasks",
-                       "stance_roll_pitch_rad"}
+                       "swing_vertical_feedforward_limit_m_s2", "pelvis_weight", "pelvis_kp", "pelvis_kd",
+                       "leg_posture_from_tasks", "stance_roll_pitch_rad"}
     assert default["stance_roll_pitch_rad"] == 0.0 < style_first["stance_roll_pitch_rad"]
     assert default["leg_posture_from_tasks"] == 0.0 and style_first["leg_posture_from_tasks"] == 1.0
 

@@ -73,10 +73,10 @@ def _pose_bodies(model: mujoco.MjModel, data: mujoco.MjData, qpos: np.ndarray) -
     mujoco.mj_comPos(model, data)
 
 
-def measured_pose(robot: RobotModel, stamp_s: float, base: BaseState, joint_names, joint_positions_rad) -> dict:
+def measured_pose(robot: RobotModel, base: BaseState, joint_names, joint_positions_rad) -> dict:
     """The robot's measured pose for the 3D view, JSON-able like a frame of :func:`planned_motion`:
-    ``stamp_s``, ``qpos``, ``body_pos_m``, ``body_quat_wxyz``, ``com_m``, from the base pose
-    (``/odom``: world frame) and the joint angles (``/joint_states``, any order). ValueError when a
+    ``stamp_s`` (the base state's), ``qpos``, ``body_pos_m``, ``body_quat_wxyz``, ``com_m``, from
+    the base pose (``/odom``: world frame) and the joint angles (``/joint_states``, any order). ValueError when a
     joint is missing or unknown, or a number is not finite."""
     joints = robot.joint_vector(tuple(joint_names), np.asarray(joint_positions_rad, dtype=float))
     qpos = np.concatenate([base.position_m, base.orientation_wxyz, joints])
@@ -85,7 +85,7 @@ def measured_pose(robot: RobotModel, stamp_s: float, base: BaseState, joint_name
     model = robot.mj_model
     data = mujoco.MjData(model)
     _pose_bodies(model, data, qpos)
-    return {"stamp_s": round(float(stamp_s), 4), "qpos": _rounded(qpos), "body_pos_m": _rounded(data.xpos, 4),
+    return {"stamp_s": round(float(base.stamp_s), 4), "qpos": _rounded(qpos), "body_pos_m": _rounded(data.xpos, 4),
             "body_quat_wxyz": _rounded(data.xquat, 4), "com_m": _rounded(data.subtree_com[0], 4)}
 
 

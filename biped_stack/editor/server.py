@@ -164,6 +164,8 @@ class EditorApp:
         finally:
             self._import_lock.release()
         with self.lock:
+            if self.document.text != snapshot.text:  # edited or replaced during the fit
+                raise EditError([ConfigError("import", "the document changed while the fit ran; import again")])
             self.document.apply(key, changes)
             self.last_edited = key
             curves = sum(not path.startswith("timing.") for path in changes)
@@ -181,7 +183,7 @@ class EditorApp:
             return None
         base, names, positions = latest
         with self._robot_lock:
-            return measured_pose(self.robot, base.stamp_s, base, names, positions)
+            return measured_pose(self.robot, base, names, positions)
 
     def handle(self, method: str, route: str, query: dict, body: dict) -> tuple[int, dict | str]:
         """(HTTP status, JSON object or text) of one API call."""

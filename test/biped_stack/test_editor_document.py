@@ -216,3 +216,23 @@ def test_previews_answer_while_a_shadow_check_runs(tmp_path):
     assert "the robot falls (test)" in outcome["refused"]
     with pytest.raises(EditError, match="velocity"):  # NaN arrives as a JSON number from the page
         app.handle("POST", "/api/preview", {}, {"velocity": [float("nan"), 0.0, 0.0]})
+
+
+def test_an_import_into_a_document_edited_during_the_fit_is_refused(tmp_path, monkeypatch):
+    """The fit (~20 s) runs on a snapshot outside the lock; if the document changed meanwhile,
+    the fit's result is not applied over the newer edit."""
+    from biped_common.robot_model import load_robot
+    from biped_stack.editor import keyframes
+    from gait_planner_node.planner import PlannerConfig
+    app = make_app("neutral", save_path=tmp_path / "unused.yaml")
+    cycle = keyframes.planner_cycle(app.document.style, PlannerConfig.for_robot(load_robot("humanoid")),
+                                    "forward_slow", 0.004)
+    text = keyframes.write_keyframes(tmp_path / "cycle.csv", cycle).read_text()
+
+    def fit_while_the_user_edits(document, key, frames, config, progress=None):
+        app.handle("POST", "/api/edit", {}, {"sample": "forward_slow", "changes": {"swing.height_m": [[0.45, 0.06]]}})
+        return {"swing.height_m": [[0.45, 0.07]]}
+    monkeypatch.setattr(keyframes, "fit_sample", fit_while_the_user_edits)
+    with pytest.raises(EditError, match="changed while the fit ran"):
+        app.import_keyframes("forward_slow", text, "cycle.csv")
+    assert app.document.value("forward_slow", "swing.height_m") == [[0.45, 0.06]]

@@ -79,15 +79,15 @@ def test_the_measured_pose_is_forward_kinematics_of_odom_and_joint_states():
     qpos[:3] += [0.4, -0.1, 0.0]
     base = BaseState(7.5, qpos[:3], qpos[3:7], np.zeros(3), np.zeros(3))
     names = list(reversed(robot.joint_names))  # /joint_states in any order
-    pose = measured_pose(robot, 7.5, base, names, list(reversed(qpos[7:])))
+    pose = measured_pose(robot, base, names, list(reversed(qpos[7:])))
     data = mujoco.MjData(robot.mj_model)
     data.qpos[:] = qpos
     mujoco.mj_kinematics(robot.mj_model, data)
     assert np.array(pose["body_pos_m"]) == pytest.approx(data.xpos, abs=1e-4)
     assert pose["qpos"] == pytest.approx(qpos.tolist(), abs=1e-5) and pose["stamp_s"] == 7.5
     with pytest.raises(ValueError, match="unknown"):
-        measured_pose(robot, 7.5, base, [*names[:-1], "tail_joint"], qpos[7:])
+        measured_pose(robot, base, [*names[:-1], "tail_joint"], qpos[7:])
     bad = list(qpos[7:])
     bad[0] = float("nan")
     with pytest.raises(ValueError, match="non-finite"):
-        measured_pose(robot, 7.5, base, robot.joint_names, bad)
+        measured_pose(robot, base, robot.joint_names, bad)

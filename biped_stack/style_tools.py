@@ -63,11 +63,17 @@ def simulate(style: Style, config: PlannerConfig, velocity, cycles: float = 3.0,
     for k in range(int(duration / TICK_S)):
         planner.step(TICK_S)
         refs.append(planner.reference(np.array([0.0])))
-        for side, pose in planner.footholds.items():
-            if pose != last[side]:
-                touchdowns.append((side, pose))
-                last[side] = pose
+        touchdowns.extend(new_footholds(planner, last))
     return planner, refs, touchdowns
+
+
+def new_footholds(planner: GaitPlanner, last: dict) -> list:
+    """The (side, pose) of each foothold that changed since ``last`` — a touch-down planned since
+    the previous call; ``last`` ({side: pose}, start it with ``dict(planner.footholds)``) is
+    updated in place."""
+    changed = [(side, pose) for side, pose in planner.footholds.items() if pose != last[side]]
+    last.update(changed)
+    return changed
 
 
 def render(name_or_file: str, out_dir: str, robot_name: str = "humanoid") -> list[Path]:

@@ -161,10 +161,10 @@ def rolling_stance_rows(sole, edge_point_sole: np.ndarray, target: FootTarget, s
     acceleration fed forward. ``sole``: a :class:`wbc_node.tasks.FrameState` (world axes)."""
     rotation = sole.placement.rotation
     r = rotation @ edge_point_sole
-    linear_jac, angular_jac = sole.jacobian[:3], sole.jacobian[3:]
+    angular_jac = sole.jacobian[3:]
     omega, drift_linear, drift_angular = sole.velocity[3:], sole.drift[:3], sole.drift[3:]
     rows, rhs = np.empty((6, sole.jacobian.shape[1])), np.empty(6)
-    rows[:3] = linear_jac - skew(r) @ angular_jac
+    rows[:3] = point_jacobian(rotation, sole.jacobian, edge_point_sole)
     point_velocity = sole.velocity[:3] + np.cross(omega, r)
     rhs[:3] = -(drift_linear + np.cross(drift_angular, r) + np.cross(omega, np.cross(omega, r))) - stance_kd * point_velocity
     axes = rotation.T  # rows: the sole's x, y, z axes in the world

@@ -21,7 +21,8 @@ from biped_common.rates import PLANNING_RATE_HZ
 from biped_common.robot_model import SIDES, FootGeometry, RobotModel, mujoco_to_pinocchio_q
 from biped_common.state import BaseState
 from biped_stack.ghost import PlannedPose
-from biped_stack.editor.preview import foot_outline
+from biped_stack.editor.preview import foot_outline, footprint, rounded
+from biped_stack.style_tools import new_footholds
 from gait_planner_node.planner import GaitPlanner, PlannerConfig, gait_reference
 from gait_planner_node.sampler import blend
 from gait_planner_node.style import Style
@@ -39,10 +40,6 @@ _GEOM_TYPES = {mujoco.mjtGeom.mjGEOM_SPHERE: "sphere", mujoco.mjtGeom.mjGEOM_CAP
                mujoco.mjtGeom.mjGEOM_BOX: "box"}
 
 
-def _rounded(array, decimals: int = 5) -> list:
-    return np.round(np.asarray(array, dtype=float), decimals).tolist()
-
-
 def robot_geometry(robot: RobotModel) -> dict:
     """The robot's visible geoms for the page, JSON-able: ``bodies`` the body names (index = the
     body's column in :func:`planned_motion`'s poses; body 0 is MuJoCo's world and not posed);
@@ -58,9 +55,9 @@ def robot_geometry(robot: RobotModel) -> dict:
         body = int(model.geom_bodyid[g])
         if kind is None or body == 0 or model.geom_group[g] >= 3 or model.geom_rgba[g][3] == 0.0:
             continue
-        geoms.append({"body": body, "type": kind, "size": _rounded(model.geom_size[g]),
-                      "pos": _rounded(model.geom_pos[g]), "quat": _rounded(model.geom_quat[g]),
-                      "rgba": _rounded(model.geom_rgba[g], 3)})
+        geoms.append({"body": body, "type": kind, "size": rounded(model.geom_size[g]),
+                      "pos": rounded(model.geom_pos[g]), "quat": rounded(model.geom_quat[g]),
+                      "rgba": rounded(model.geom_rgba[g], 3)})
     free = [j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE]
     base = int(model.jnt_bodyid[free[0]]) if free else 1
     return {"robot": robot.name, "bodies": bodies, "base_body": base, "geoms": geoms}
@@ -85,8 +82,8 @@ def measured_pose(robot: RobotModel, base: BaseState, joint_names, joint_positio
     model = robot.mj_model
     data = mujoco.MjData(model)
     _pose_bodies(model, data, qpos)
-    return {"stamp_s": round(float(base.stamp_s), 4), "qpos": _rounded(qpos), "body_pos_m": _rounded(data.xpos, 4),
-            "body_quat_wxyz": _rounded(data.xquat, 4), "com_m": _rounded(data.subtree_com[0], 4)}
+    return {"stamp_s": round(float(base.stamp_s), 4), "qpos": rounded(qpos), "body_pos_m": rounded(data.xpos, 4),
+            "body_quat_wxyz": rounded(data.xquat, 4), "com_m": rounded(data.subtree_com[0], 4)}
 
 
 class _KinematicComPlan:
@@ -124,8 +121,8 @@ def planned_motion(style: Style, config: PlannerConfig, robot: RobotModel, veloc
     planner.set_command(gait.velocity)
     model = robot.mj_model
     data = mujoco.MjData(model)
-    q0 = mujoco_to_pinocchio_q(robot.standing_qpos())
-    com0, _ = robot.com_state(q0, np.zeros(robot.pin_model.nv))
+    standing = robot.standing_qpos()
+    com0, _ = robot.com_state(mujoco_to_pinocchio_q(standing), np.zeros(robot.pin_model.nv))
     com_plan = _KinematicComPlan(robot, com0[:2])
     ghost = PlannedPose(robot)
     upper_index = None
@@ -133,7 +130,7 @@ def planned_motion(style: Style, config: PlannerConfig, robot: RobotModel, veloc
     every = max(1, round(PLANNING_RATE_HZ / frame_rate_hz))
     n_ticks = int(round((settle_s + cycles * gait.timing.cycle_s) / dt))
     first_frame = int(round(settle_s / dt))
-    pelvis_xy = np.array(robot.standing_qpos()[:2], dtype=float)
+    pelvis_xy = np.array(standing[:2], dtype=float)
     times, qposes, positions, quats, coms, footprints = [], [], [], [], [], []
     soles = {side: [] for side in SIDES}
     last_footholds = dict(planner.footholds)
@@ -141,10 +138,9 @@ def planned_motion(style: Style, config: PlannerConfig, robot: RobotModel, veloc
         now = tick * dt
         if tick:
             planner.step(dt)
-            for side, pose in planner.footholds.items():
-                if pose != last_footholds[side] and tick >= first_frame:
-                    footprints.append([side, round(pose.x, 5), round(pose.y, 5), round(pose.yaw, 5)])
-            last_footholds = dict(planner.footholds)
+            touchdowns = new_footholds(planner, last_footholds)
+            if tick >= first_frame:
+                footprints.extend(footprint(side, pose) for side, pose in touchdowns)
         contract = gait_reference(planner.reference(), now)
         com_plan.update(now, contract)
         if tick < first_frame or (tick - first_frame) % every:
@@ -163,9 +159,9 @@ def planned_motion(style: Style, config: PlannerConfig, robot: RobotModel, veloc
         positions.append(data.xpos.copy())
         quats.append(data.xquat.copy())
         coms.append(data.subtree_com[0].copy())
-    return {"velocity": _rounded(gait.velocity), "cycle_s": round(gait.timing.cycle_s, 5),
+    return {"velocity": rounded(gait.velocity), "cycle_s": round(gait.timing.cycle_s, 5),
             "foot_outline_m": foot_outline(config),
-            "time_s": _rounded(times, 4), "qpos": _rounded(qposes),
-            "sole_m": {side: _rounded(xyz, 4) for side, xyz in soles.items()}, "footprints": footprints,
-            "body_pos_m": _rounded(positions, 4),
-            "body_quat_wxyz": _rounded(quats, 4), "com_m": _rounded(coms, 4)}
+            "time_s": rounded(times, 4), "qpos": rounded(qposes),
+            "sole_m": {side: rounded(xyz, 4) for side, xyz in soles.items()}, "footprints": footprints,
+            "body_pos_m": rounded(positions, 4),
+            "body_quat_wxyz": rounded(quats, 4), "com_m": rounded(coms, 4)}

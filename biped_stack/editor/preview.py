@@ -20,8 +20,14 @@ PREVIEW_CYCLES = 2.0
 PREVIEW_SETTLE_S = 1.5   # the planner starts standing; its clock and body path ramp up first
 
 
-def _rounded(array, decimals: int = 5) -> list:
+def rounded(array, decimals: int = 5) -> list:
+    """``array`` as nested lists of floats rounded to ``decimals`` (what the page is sent)."""
     return np.round(np.asarray(array, dtype=float), decimals).tolist()
+
+
+def footprint(side: str, pose) -> list:
+    """A touch-down as the page draws it: [side, x [m], y [m], yaw [rad]] (world)."""
+    return [side, round(pose.x, 5), round(pose.y, 5), round(pose.yaw, 5)]
 
 
 def foot_outline(config: PlannerConfig) -> dict:
@@ -47,17 +53,17 @@ def preview(style: Style, config: PlannerConfig, velocity) -> dict:
             for side in sole}
     timing = gait.timing
     return {
-        "velocity": _rounded(gait.velocity),
+        "velocity": rounded(gait.velocity),
         "weights": {k: round(w, 4) for k, w in gait.weights.items()},
-        "time_s": _rounded(np.arange(len(refs)) * TICK_S, 4),
-        "sole_m": {side: _rounded(xyz) for side, xyz in sole.items()},
+        "time_s": rounded(np.arange(len(refs)) * TICK_S, 4),
+        "sole_m": {side: rounded(xyz) for side, xyz in sole.items()},
         "in_stance": {side: s.tolist() for side, s in stance.items()},
-        "pelvis_height_m": _rounded([r.pelvis_height_m[0] for r in refs]),
-        "body_m": _rounded([r.body[0] for r in refs]),
-        "footprints": [[side, round(p.x, 5), round(p.y, 5), round(p.yaw, 5)] for side, p in touchdowns],
+        "pelvis_height_m": rounded([r.pelvis_height_m[0] for r in refs]),
+        "body_m": rounded([r.body[0] for r in refs]),
+        "footprints": [footprint(side, p) for side, p in touchdowns],
         "foot_outline_m": foot_outline(config),
         "apex_m": {side: round(a, 5) for side, a in apex.items()},
-        "timing": {"cycle_s": round(timing.cycle_s, 5), "events_s": _rounded(timing.event_times_s()),
+        "timing": {"cycle_s": round(timing.cycle_s, 5), "events_s": rounded(timing.event_times_s()),
                    "double_support_after_right_s": timing.double_support_after_right_s,
                    "left_swing_s": timing.left_swing_s,
                    "double_support_after_left_s": timing.double_support_after_left_s,

@@ -1,4 +1,4 @@
-"""Generate the MJCF descriptions of the shipped robots from one parameter table.
+"""Generate the MJCF and URDF descriptions of the shipped robots from one parameter table.
 
 Both robots (``humanoid`` and its lower-body-only variant ``biped``) are written from the same
 link table, so the legs of the two can never drift apart.  The generated XML files are the single
@@ -14,12 +14,25 @@ Conventions (chosen so both libraries agree joint for joint):
 - only the four sphere corners under each foot collide with the floor in normal use; the rest of
   the body collides with the floor too (group 2) so that a fall is physical and detectable.
 
-Run: ``python -m biped_common.robot_generator`` from a checkout: rewrites ``robots/<name>.xml``.
+The URDF (``robots/<name>.urdf``, for ``/robot_description``, rviz and other URDF tools) is
+written from the same table: one link per body with the same inertial, a revolute joint per hinge
+(a fixed one for a welded body), primitive visuals and collisions from the geoms (a capsule as a
+cylinder: URDF has none), and a fixed child link per MJCF site (sole, heel, toe, hand, imu), so
+every frame the controllers use exists in both. What URDF cannot say: the rotor armature and the
+floor contacts' friction (MuJoCo's, in the MJCF only); the velocity limit it requires is
+:data:`URDF_VELOCITY_LIMIT_RAD_S`, which nothing in the stack enforces. Pinocchio loads the URDF
+(with a free-flyer root) to the MJCF's kinematics and inertias
+(``test/biped_common/test_urdf_consistency.py``).
+
+Run: ``python -m biped_common.robot_generator`` from a checkout: rewrites ``robots/<name>.xml``
+and ``robots/<name>.urdf``.
 """
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+
 from biped_common.resources import robots_dir
 
 
@@ -319,6 +332,85 @@ def mjcf(name: str, root: Link, initial_pelvis_height_m: float) -> str:
     ])
 
 
+# URDF requires a joint velocity limit; the link table has none (MuJoCo's motors are torque
+# limited only). A generous bound, for URDF tools: the stack does not read it.
+URDF_VELOCITY_LIMIT_RAD_S = 30.0
+
+
+def _urdf_shape(geom: ET.Element) -> tuple[str, str] | None:
+    """(origin attributes, geometry element) of one MJCF geom as URDF text, or None for a type
+    URDF cannot draw. A capsule becomes the cylinder between its end points (along z only, as the
+    generator writes them)."""
+    kind = geom.get("type", "sphere")
+    size = [float(v) for v in geom.get("size", "0").split()]
+    pos = geom.get("pos", "0 0 0")
+    if kind == "box":
+        return f'xyz="{pos}" rpy="0 0 0"', f'<box size="{_fmt(2.0 * v for v in size)}"/>'
+    if kind == "sphere":
+        return f'xyz="{pos}" rpy="0 0 0"', f'<sphere radius="{size[0]:.6g}"/>'
+    if kind == "capsule" and geom.get("fromto"):
+        x0, y0, z0, x1, y1, z1 = (float(v) for v in geom.get("fromto").split())
+        if (x0, y0) != (x1, y1):
+            raise ValueError(f"capsule not along z: {geom.get('fromto')}")
+        return (f'xyz="{_fmt((x0, y0, 0.5 * (z0 + z1)))}" rpy="0 0 0"',
+                f'<cylinder radius="{size[0]:.6g}" length="{abs(z1 - z0):.6g}"/>')
+    return None
+
+
+def _urdf_link(link: Link, parent: str | None, lines: list[str]) -> None:
+    """Append the URDF of ``link`` (joined to ``parent``; None: the root) and its subtree."""
+    ixx, iyy, izz = box_inertia(link.mass_kg, link.box_m)
+    lines += [f'  <link name="{link.name}">',
+              "    <inertial>",
+              f'      <origin xyz="{_fmt(link.com_m)}" rpy="0 0 0"/>',
+              f'      <mass value="{link.mass_kg:.6g}"/>',
+              f'      <inertia ixx="{ixx:.6g}" ixy="0" ixz="0" iyy="{iyy:.6g}" iyz="0" izz="{izz:.6g}"/>',
+              "    </inertial>"]
+    for text in link.geoms:
+        geom = ET.fromstring(text)
+        shape = _urdf_shape(geom)
+        if shape is None:
+            continue
+        origin, geometry = shape
+        role = "collision" if geom.get("class") in ("body_collision", "foot_contact") else None
+        for tag in ("visual", role):
+            if tag is not None:
+                lines += [f"    <{tag}>", f"      <origin {origin}/>", f"      <geometry>{geometry}</geometry>",
+                          f"    </{tag}>"]
+    lines.append("  </link>")
+    if parent is not None:
+        j = link.joint
+        if j is None:
+            lines += [f'  <joint name="{parent}_to_{link.name}" type="fixed">']
+        else:
+            lines += [f'  <joint name="{j.name}" type="revolute">',
+                      f'    <axis xyz="{j.axis}"/>',
+                      f'    <limit lower="{j.range_rad[0]:.6g}" upper="{j.range_rad[1]:.6g}" '
+                      f'effort="{j.torque_limit_nm:.6g}" velocity="{URDF_VELOCITY_LIMIT_RAD_S:.6g}"/>',
+                      f'    <dynamics damping="{j.damping_nms:.6g}"/>']
+        lines += [f'    <parent link="{parent}"/>', f'    <child link="{link.name}"/>',
+                  f'    <origin xyz="{_fmt(link.pos_m)}" rpy="0 0 0"/>', "  </joint>"]
+    for text in link.sites:  # a site: a massless link on a fixed joint (URDF's frames)
+        site = ET.fromstring(text)
+        lines += [f'  <link name="{site.get("name")}"/>',
+                  f'  <joint name="{link.name}_to_{site.get("name")}" type="fixed">',
+                  f'    <parent link="{link.name}"/>', f'    <child link="{site.get("name")}"/>',
+                  f'    <origin xyz="{site.get("pos", "0 0 0")}" rpy="0 0 0"/>', "  </joint>"]
+    for child in link.children:
+        _urdf_link(child, link.name, lines)
+
+
+def urdf(name: str, root: Link) -> str:
+    """The URDF text of one robot (the root link floating: a URDF has no free joint; loaders add
+    one, e.g. Pinocchio's ``JointModelFreeFlyer``)."""
+    lines = ["<?xml version=\"1.0\"?>",
+             "<!-- GENERATED by biped_common/robot_generator.py from its link table; do not edit by hand. -->",
+             f'<robot name="{name}">']
+    _urdf_link(root, None, lines)
+    lines += ["</robot>", ""]
+    return "\n".join(lines)
+
+
 ROBOTS = {"humanoid": humanoid, "biped": biped}
 
 
@@ -327,8 +419,17 @@ def generate_all() -> dict[str, str]:
     return {name: mjcf(name, make(), STRAIGHT_LEG_PELVIS_HEIGHT_M) for name, make in ROBOTS.items()}
 
 
+def generate_all_urdf() -> dict[str, str]:
+    """Return {robot name: URDF text} for every shipped robot."""
+    return {name: urdf(name, make()) for name, make in ROBOTS.items()}
+
+
 if __name__ == "__main__":
     for robot_name, text in generate_all().items():
         path = robots_dir() / f"{robot_name}.xml"
+        path.write_text(text)
+        print(f"wrote {path}")
+    for robot_name, text in generate_all_urdf().items():
+        path = robots_dir() / f"{robot_name}.urdf"
         path.write_text(text)
         print(f"wrote {path}")

@@ -45,6 +45,7 @@ a ROS graph. Encodings (also listed in the README's topic table):
 - Bridge status: ``diagnostic_msgs/DiagnosticArray`` with one status named ``sim_bridge``;
   ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
   change.
+- Robot description (``/robot_description``): ``std_msgs/String``, latched, ``data`` = the URDF.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import Float64MultiArray, MultiArrayDimension
+from std_msgs.msg import Float64MultiArray, MultiArrayDimension, String
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Twist
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
@@ -777,6 +778,15 @@ def gait_reference_from_message(msg: Float64MultiArray, robot) -> GaitReference:
 def gait_reference_check(robot):
     """``check(msg)`` for ``/gait/reference`` of ``robot`` (decoding it checks everything)."""
     return lambda msg: gait_reference_from_message(msg, robot)
+
+
+# -- robot description ---------------------------------------------------------------------------
+def robot_description_message(urdf_text: str) -> String:
+    """``/robot_description`` (std_msgs/String, latched): the robot's URDF, as robot_state_publisher
+    publishes it; ValueError for text that is not a URDF's."""
+    if "<robot" not in urdf_text:
+        raise ValueError("robot_description: the text holds no <robot> element")
+    return String(data=urdf_text)
 
 
 # -- CoM plan ------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from biped_common.config import (as_float, as_mapping, as_str, load_yaml_mapping
                                  reject_unknown_keys, require)
 from biped_common.errors import ConfigError, UnknownRobotError
 from biped_common.state import BaseState
-from biped_common.resources import robots_dir
+from biped_common.resources import ResourceNotFoundError, robots_dir
 from biped_common.rotations import quat_to_matrix, quat_wxyz_to_xyzw, quat_xyzw_to_wxyz
 
 SIDES = ("left", "right")
@@ -94,6 +94,18 @@ class RobotDescription:
     hands: dict[str, str]
     standing_posture_rad: dict[str, float]
     gain_patterns: dict[str, tuple[float, float]]  # fnmatch pattern → (kp N·m/rad, kd N·m·s/rad)
+
+    @property
+    def urdf_path(self) -> Path:
+        """The robot's URDF (``/robot_description``): next to its MJCF, written from the same
+        table (:mod:`biped_common.robot_generator`)."""
+        return self.mjcf_path.with_suffix(".urdf")
+
+    def urdf_text(self) -> str:
+        """The URDF as text; ResourceNotFoundError naming the file when the robot has none."""
+        if not self.urdf_path.is_file():
+            raise ResourceNotFoundError(f"robot {self.name!r} has no URDF: {self.urdf_path} does not exist")
+        return self.urdf_path.read_text(encoding="utf-8")
 
     @classmethod
     def load(cls, name: str) -> "RobotDescription":

@@ -19,7 +19,7 @@ from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import Imu, JointState
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 from biped_common import conversions as conv
@@ -96,6 +96,7 @@ class SimBridgeNode(GuardedNode):
         self._default_kd = dict(zip(self.robot.joint_names, self.robot.kd))
         self._sensors = SensorPublishers(self, self.robot, "imu", "foot/{side}/wrench")
         self._pub_status = self.create_publisher(DiagnosticArray, "diagnostics", LATCHED_QOS)
+        self._publish_robot_description()
         self.create_subscription(JointTrajectory, "joint_commands", self._on_command, SENSOR_QOS)
         self.create_subscription(WrenchStamped, "push", self._on_push, 10)
         self._answered_ns = -1
@@ -125,6 +126,18 @@ class SimBridgeNode(GuardedNode):
         # Real time and hardware: the deadline tally, from the release on.
         self._monitor: RealtimeMonitor | None = None
         self._next_realtime_report = 0.0
+
+    def _publish_robot_description(self) -> None:
+        """``robot_description``, latched: the URDF of the robot simulated or driven (what rviz's
+        RobotModel display and robot_state_publisher users read). A robot without a URDF runs
+        without it, with a warning."""
+        try:
+            message = conv.robot_description_message(self.robot.description.urdf_text())
+        except (OSError, ValueError) as error:
+            self.get_logger().warning(f"no robot_description: {error}")
+            return
+        self._pub_description = self.create_publisher(String, "robot_description", LATCHED_QOS)
+        self._pub_description.publish(message)
 
     # -- inputs -------------------------------------------------------------------------------
     def _on_command(self, msg: JointTrajectory) -> None:

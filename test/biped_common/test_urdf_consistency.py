@@ -82,3 +82,18 @@ def test_urdf_and_mjcf_frames_agree_at_random_configurations(name):
 def _seeded():
     pin.seed(19)
     np.random.seed(19)
+
+
+def test_the_robot_description_message_carries_the_urdf_and_refuses_other_text():
+    from biped_common import conversions as conv
+    from biped_common.resources import ResourceNotFoundError
+    from biped_common.robot_model import RobotDescription
+    description = RobotDescription.load("biped")
+    msg = conv.robot_description_message(description.urdf_text())
+    assert msg.data == (robots_dir() / "biped.urdf").read_text()
+    with pytest.raises(ValueError, match="no <robot>"):
+        conv.robot_description_message("<mujoco/>")
+    import dataclasses
+    missing = dataclasses.replace(description, mjcf_path=description.mjcf_path.with_name("absent.xml"))
+    with pytest.raises(ResourceNotFoundError, match="absent.urdf"):
+        missing.urdf_text()

@@ -166,6 +166,22 @@ def test_in_real_time_the_bridge_damps_within_its_watchdog_when_the_controller_d
     assert processes.stop("launch") == 0
 
 
+def test_the_bridge_latches_the_robots_urdf_on_robot_description(stack):
+    """Issue #19: ``/robot_description`` (std_msgs/String, transient local) is the robot's URDF,
+    and a subscriber that joins after the bridge started still receives it (as rviz does)."""
+    from std_msgs.msg import String
+    from biped_common.ros_node_tools import LATCHED_QOS
+    from biped_common.resources import robots_dir
+    processes, probe = stack
+    bridge = processes.start_node("sim_bridge", "sim_bridge", "robot:=biped")
+    assert probe.spin_until(lambda: probe.sim_time_s() >= 0.0, timeout_s=60, alive=[bridge]), \
+        processes.output("sim_bridge")[-2000:]
+    received = []
+    probe.node.create_subscription(String, "/robot_description", lambda m: received.append(m.data), LATCHED_QOS)
+    assert probe.spin_until(lambda: received, timeout_s=20, alive=[bridge]), processes.output("sim_bridge")[-2000:]
+    assert received == [(robots_dir() / "biped.urdf").read_text()]
+
+
 def test_unknown_robot_is_a_clear_error(stack):
     processes, _ = stack
     launcher = processes.launch("launch", "sim.launch.xml", "robot:=dinosaur")

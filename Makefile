@@ -6,7 +6,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-nodeps.txt setup.py | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-nodeps.txt setup.py interfaces/*/msg/* | cksum | cut -d' ' -f1)
 export AMENT_PREFIX_PATH := $(abspath $(VENV))
 export RMW_IMPLEMENTATION := rmw_fastrtps_cpp
 export MUJOCO_GL ?= egl
@@ -14,12 +14,13 @@ export MUJOCO_GL ?= egl
 .PHONY: venv test test-slow demo bench clean
 venv: $(STAMP)
 
-$(STAMP): requirements.txt requirements-nodeps.txt setup.py
+$(STAMP): requirements.txt requirements-nodeps.txt setup.py $(wildcard interfaces/*/msg/*) $(wildcard interfaces/*/CMakeLists.txt)
 	@echo "== creating $(VENV) (pinned versions from requirements.txt) =="
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(PY) -m biped_stack.ros_interfaces
 	rm -f $(VENV)/.installed-*
 	touch $@
 

@@ -5,7 +5,7 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 PACKAGE = "biped_stack"
-SHARE_DIRS = ("config", "launch", "robots", "web")  # found at run time by biped_common.resources
+SHARE_DIRS = ("config", "interfaces", "launch", "robots", "web")  # found at run time by biped_common.resources
 
 
 def share_files() -> list[tuple[str, list[str]]]:

@@ -23,7 +23,7 @@ setup(
     version="0.1.0",
     packages=find_packages(include=["biped_common*", "biped_stack*", "sim_bridge*", "wbc_node*",
                                     "gait_planner_node*", "mpc_node*", "state_estimator_node*",
-                                    "muscle_allocator_node*", "reach_planner_node*"]),
+                                    "muscle_allocator_node*", "reach_planner_node*", "tf_publisher_node*"]),
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
@@ -45,6 +45,7 @@ setup(
             "muscle_allocator_node = muscle_allocator_node.node:main",
             "muscle_sim = sim_bridge.ros_muscle_sim:main",
             "reach_planner_node = reach_planner_node.node:main",
+            "tf_publisher = tf_publisher_node.node:main",
             "stack_monitor = biped_stack.monitor_node:main",
             "walking_control = biped_stack.composed:control_main",
             "walking_planning = biped_stack.composed:planning_main",

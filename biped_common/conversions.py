@@ -46,6 +46,8 @@ a ROS graph. Encodings (also listed in the README's topic table):
   ``message`` = the command mode (waiting | command | damping), header stamp = sim time of the
   change.
 - Robot description (``/robot_description``): ``std_msgs/String``, latched, ``data`` = the URDF.
+- Transforms (``/tf``, ``/tf_static``): ``tf2_msgs/TFMessage`` of ``geometry_msgs/TransformStamped``,
+  ``header.frame_id`` = parent, ``child_frame_id`` = child (:mod:`biped_common.tf_frames`).
 """
 
 from __future__ import annotations
@@ -778,6 +780,26 @@ def gait_reference_from_message(msg: Float64MultiArray, robot) -> GaitReference:
 def gait_reference_check(robot):
     """``check(msg)`` for ``/gait/reference`` of ``robot`` (decoding it checks everything)."""
     return lambda msg: gait_reference_from_message(msg, robot)
+
+
+# -- transforms ----------------------------------------------------------------------------------
+def tf_message(stamp_s: float, transforms):
+    """``/tf`` / ``/tf_static`` (tf2_msgs/TFMessage): one ``geometry_msgs/TransformStamped`` per
+    :class:`biped_common.tf_frames.FrameTransform`, all stamped ``stamp_s`` [s]. (tf2_msgs is
+    imported here, not at the top: PyPI lacks it and a pip-only machine builds it at install,
+    ``biped_stack.ros_interfaces`` — every other conversion works without it.)"""
+    from geometry_msgs.msg import TransformStamped
+    from tf2_msgs.msg import TFMessage
+    stamp = seconds_to_stamp(stamp_s)
+    msg = TFMessage()
+    for t in transforms:
+        out = TransformStamped()
+        out.header.stamp, out.header.frame_id, out.child_frame_id = stamp, t.parent, t.child
+        tr, q = out.transform.translation, out.transform.rotation
+        tr.x, tr.y, tr.z = (float(v) for v in t.translation_m)
+        q.w, q.x, q.y, q.z = (float(v) for v in t.quat_wxyz)
+        msg.transforms.append(out)
+    return msg
 
 
 # -- robot description ---------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ["biped_common", "biped_stack", "sim_bridge", "wbc_node", "gait_planner_node", "mpc_node",
-            "state_estimator_node", "muscle_allocator_node", "reach_planner_node"]
+            "state_estimator_node", "muscle_allocator_node", "reach_planner_node", "tf_publisher_node"]
 ROS_CLIENT_MODULES = {"rclpy", "launch", "launch_ros"}
 
 

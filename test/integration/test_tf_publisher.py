@@ -1,0 +1,105 @@
+"""Issue #19 bar 2 over DDS: the walking stack (sim.launch.xml, lockstep, the estimator in the
+loop) and the TF publisher as processes. ``/tf`` + ``/tf_static`` form one tree — every link connected to
+``world``, no frame with two parents — whose sole frames equal Pinocchio's forward kinematics of
+the published joint states and estimate (1e-6), stamped with the joint states they come from."""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from nav_msgs.msg import Odometry
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+
+from biped_common import conversions as conv
+from biped_common.robot_model import load_robot
+from biped_common.ros_node_tools import LATCHED_QOS
+from biped_common.rotations import quat_to_matrix
+from biped_common.tf_frames import FrameTree
+from dds_helpers import Probe, Processes
+
+pytestmark = pytest.mark.dds
+
+
+def as_matrix(t):
+    m = np.eye(4)
+    r = t.transform.rotation
+    m[:3, :3] = quat_to_matrix(np.array([r.w, r.x, r.y, r.z]))
+    m[:3, 3] = (t.transform.translation.x, t.transform.translation.y, t.transform.translation.z)
+    return m
+
+
+def world_pose(frame, edges):
+    pose = np.eye(4)
+    while frame != "world":
+        parent, local = edges[frame]
+        pose, frame = local @ pose, parent
+    return pose
+
+
+def test_tf_over_dds_is_one_tree_on_forward_kinematics(tmp_path, ros_domain_id):
+    from tf2_msgs.msg import TFMessage
+    robot = load_robot("biped")
+    processes, probe = Processes(tmp_path), Probe(ros_domain_id)
+    tf, static, joints, odom = [], [], {}, {}
+    node = probe.node
+    node.create_subscription(TFMessage, "/tf", tf.append, QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE))
+    node.create_subscription(TFMessage, "/tf_static", static.append, LATCHED_QOS)
+    node.create_subscription(JointState, "/joint_states", lambda m: joints.__setitem__(conv.stamp_to_ns(m.header.stamp), m), 1000)
+    node.create_subscription(Odometry, "/odom", lambda m: odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), 1000)
+    try:
+        launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped")
+        publisher = processes.start_node("tf_publisher", "tf_publisher", "robot:=biped", "use_sim_time:=true")
+        assert probe.spin_until(lambda: probe.sim_time_s() >= 3.0 and static, timeout_s=120, alive=[launcher, publisher]), \
+            processes.output("tf_publisher")[-2000:] + processes.output("launch")[-2000:]
+    finally:
+        processes.stop_all()
+        probe.close()
+    edges = {}  # child → (parent, 4×4), from /tf_static
+    for msg in static:
+        for t in msg.transforms:
+            edges[t.child_frame_id] = (t.header.frame_id, as_matrix(t))
+    parents = {}
+    for msg in static + tf:
+        for t in msg.transforms:
+            assert parents.setdefault(t.child_frame_id, t.header.frame_id) == t.header.frame_id, t.child_frame_id
+    # Group /tf by stamp: one stamp per message.
+    by_stamp = {}
+    for msg in tf:
+        ns = {conv.stamp_to_ns(t.header.stamp) for t in msg.transforms}
+        assert len(ns) == 1
+        by_stamp.setdefault(ns.pop(), []).extend(msg.transforms)
+    tree = FrameTree(robot)
+    latest = {}
+    for stamp in sorted(by_stamp):
+        for t in by_stamp[stamp]:
+            latest[t.child_frame_id] = (t.header.frame_id, as_matrix(t))
+    for frame in tree.frame_names + ("com",):  # the tree is connected: every frame reaches the world
+        world_pose(frame, {**edges, **latest})
+    # (The probe, like any slow subscriber of the sensors' latest-only QoS, sees a subset.)
+    data = robot.pin_model.createData()
+    checked_joints = checked_base = 0
+    for stamp, transforms in by_stamp.items():
+        frames = {t.child_frame_id: (t.header.frame_id, as_matrix(t)) for t in transforms}
+        if "l_foot" in frames and stamp in joints:  # the joint edges: the feet relative to the pelvis
+            js = joints[stamp]
+            q = robot.pinocchio_configuration(np.zeros(3), np.array([1.0, 0, 0, 0]),
+                                              robot.joint_vector(tuple(js.name), np.asarray(js.position)))
+            pin.framesForwardKinematics(robot.pin_model, data, q)
+            chain = {**edges, **frames, "pelvis": ("world", np.eye(4))}
+            for foot in robot.description.feet.values():
+                for frame in (foot.sole_site, foot.heel_site, foot.toe_site):
+                    np.testing.assert_allclose(world_pose(frame, chain),
+                                               data.oMf[robot.pin_model.getFrameId(frame)].homogeneous, atol=1e-6,
+                                               err_msg=frame)
+            checked_joints += 1
+        if "pelvis" in frames and stamp in odom:  # the base edge: the estimate it comes from
+            state = conv.base_state_from_odometry(odom[stamp])
+            parent, pose = frames["pelvis"]
+            assert parent == "odom"
+            np.testing.assert_allclose(pose[:3, 3], state.position_m, atol=1e-9)
+            np.testing.assert_allclose(pose[:3, :3], quat_to_matrix(state.orientation_wxyz), atol=1e-9)
+            checked_base += 1
+    assert checked_joints >= 3 and checked_base >= 3, (checked_joints, checked_base, len(by_stamp))
+    # Each /tf message is stamped with a sensor frame's instant: the bridge's 5 ms control grid.
+    period_ns = round(1e9 / 200.0)
+    assert all(s % period_ns == 0 for s in by_stamp)

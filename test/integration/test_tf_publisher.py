@@ -1,5 +1,5 @@
-"""Issue #19 bar 2 over DDS: the walking stack (sim.launch.xml, lockstep, the estimator in the
-loop) and the TF publisher as processes. ``/tf`` + ``/tf_static`` form one tree — every link connected to
+"""Issue #19 bar 2 over DDS: the walking stack with its TF publisher (``sim.launch.xml tf:=true``,
+lockstep, the estimator in the loop). ``/tf`` + ``/tf_static`` form one tree — every link connected to
 ``world``, no frame with two parents — whose sole frames equal Pinocchio's forward kinematics of
 the published joint states and estimate (1e-6), stamped with the joint states they come from."""
 
@@ -47,10 +47,9 @@ def test_tf_over_dds_is_one_tree_on_forward_kinematics(tmp_path, ros_domain_id):
     node.create_subscription(JointState, "/joint_states", lambda m: joints.__setitem__(conv.stamp_to_ns(m.header.stamp), m), 1000)
     node.create_subscription(Odometry, "/odom", lambda m: odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), 1000)
     try:
-        launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped")
-        publisher = processes.start_node("tf_publisher", "tf_publisher", "robot:=biped", "use_sim_time:=true")
-        assert probe.spin_until(lambda: probe.sim_time_s() >= 3.0 and static, timeout_s=120, alive=[launcher, publisher]), \
-            processes.output("tf_publisher")[-2000:] + processes.output("launch")[-2000:]
+        launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped", "tf:=true")
+        assert probe.spin_until(lambda: probe.sim_time_s() >= 3.0 and static, timeout_s=120, alive=[launcher]), \
+            processes.output("launch")[-3000:]
     finally:
         processes.stop_all()
         probe.close()

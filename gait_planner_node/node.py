@@ -37,9 +37,10 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_srvs.srv import Trigger
 from std_msgs.msg import Float64MultiArray
-from visualization_msgs.msg import Marker, MarkerArray
+from visualization_msgs.msg import MarkerArray
 
 from biped_common import conversions as conv
+from biped_common import markers
 from biped_common.robot_model import load_robot
 from biped_common.errors import ConfigError
 from biped_common.rates import FOLLOW_CHECK_HZ, PLANNING_RATE_HZ
@@ -277,7 +278,7 @@ class GaitPlannerNode(GuardedNode):
             listener(contract)
         self._ticks += 1
         if self.config.publish_markers and self._ticks % MARKER_EVERY_TICKS == 0:
-            self._pub_markers.publish(self._markers(reference))
+            self._pub_markers.publish(markers.gait_markers(reference, self.planner.config.foot))
 
     def _report_unreachable(self, reference) -> None:
         """Log (never silently publish) a reference whose feet the legs cannot reach."""
@@ -287,28 +288,6 @@ class GaitPlannerNode(GuardedNode):
                 self._log_error(f"unreachable reference: {side} ankle {-margin[i] * 100:.0f} cm beyond the "
                                 f"leg's reach at t + {reference.times_s[i]:.2f} s (command "
                                 f"{np.round(self.planner.command, 2).tolist()}, style {self.planner.style.name!r})")
-
-    def _markers(self, reference) -> MarkerArray:
-        """Footprints of the planned touch-downs (cubes) and the swing paths (line strips)."""
-        g = self.planner.config.foot
-        markers = []
-        for i, foothold in enumerate(reference.footholds):
-            m = Marker(ns="footholds", id=i, type=Marker.CUBE, action=Marker.ADD)
-            m.header.frame_id = conv.WORLD_FRAME
-            m.pose.position.x, m.pose.position.y, m.pose.position.z = foothold.pose.x, foothold.pose.y, 0.002
-            m.pose.orientation.w, m.pose.orientation.z = np.cos(foothold.pose.yaw / 2), np.sin(foothold.pose.yaw / 2)
-            m.scale.x, m.scale.y, m.scale.z = g.toe_x_m - g.heel_x_m, 2 * g.half_width_m, 0.004
-            m.color.a, m.color.r, m.color.b = 0.6, float(foothold.side == "right"), float(foothold.side == "left")
-            markers.append(m)
-        for j, side in enumerate(("left", "right")):
-            m = Marker(ns="sole_paths", id=j, type=Marker.LINE_STRIP, action=Marker.ADD)
-            m.header.frame_id = conv.WORLD_FRAME
-            m.scale.x = 0.005
-            m.color.a, m.color.r, m.color.b = 1.0, float(side == "right"), float(side == "left")
-            m.points = [Point(x=float(p[0]), y=float(p[1]), z=float(p[2])) for p in reference.foot_position_m[side]]
-            markers.append(m)
-        return MarkerArray(markers=markers)
-
 
 def main() -> int:
     """Entry point ``gait_planner_node``."""

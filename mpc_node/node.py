@@ -12,18 +12,27 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from visualization_msgs.msg import MarkerArray
 
 from biped_common import conversions as conv
+from biped_common import markers
+from biped_common.robot_model import FootGeometry
+from biped_common.support_polygon import convex_hull, sole_corners
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
 from biped_common.gait_reference import GaitReference
 from mpc_node.planning import ComPlanner
 
+
+
+MARKER_EVERY_SOLVES = 12  # the MPC solves at 125 Hz: markers at ≈ 10 Hz, all rviz needs
 
 
 @dataclass(frozen=True)
@@ -32,6 +41,7 @@ class MpcNodeConfig:
 
     robot: str = "humanoid"
     state_source: str = "estimator"      # estimator (/odom) | ground_truth (/ground_truth/odom)
+    publish_markers: bool = True         # rviz markers on mpc/markers (biped_common.markers), ≈ 10 Hz
 
     def __post_init__(self):
         conv.check_state_source(self.state_source)
@@ -50,6 +60,9 @@ class MpcNode(GuardedNode):
         self._last_report = time.monotonic()
         self._pub = self.create_publisher(Float64MultiArray, "mpc/com_plan", PLAN_QOS)
         self._pub_timing = self.create_publisher(DiagnosticArray, "diagnostics", 10)
+        self._pub_markers = self.create_publisher(MarkerArray, "mpc/markers", 10)
+        self._foot = FootGeometry.from_robot(self.robot)
+        self._solves = 0
         if references_from is not None:
             references_from.add_reference_listener(self._solve)
         else:
@@ -84,9 +97,22 @@ class MpcNode(GuardedNode):
         self._solve_s.append(time.perf_counter() - started)
         if plan is not None:
             self._pub.publish(conv.com_plan_message(plan))
+            self._solves += 1
+            if self.config.publish_markers and self._solves % MARKER_EVERY_SOLVES == 0:
+                self._pub_markers.publish(self._markers(plan, reference, q, v))
         if time.monotonic() - self._last_report >= 1.0:
             self._last_report = time.monotonic()
             self._pub_timing.publish(conv.timing_status_message(reference.stamp_s, "mpc", self._solve_s[-2000:]))
+
+    def _markers(self, plan, reference: GaitReference, q, v):
+        """rviz markers of this plan (:func:`biped_common.markers.mpc_markers`) with the support
+        polygon of the feet the reference has down now."""
+        soles = self.robot.sole_poses(q)
+        down = [side for side in soles if reference.in_stance[side][0]]
+        support = convex_hull(np.vstack([sole_corners(np.array([soles[s][0], soles[s][1], soles[s][3]]), self._foot, 0.0)
+                                         for s in down])) if down else None
+        com, vcom = self.robot.com_state(q, v)
+        return markers.mpc_markers(plan, com, vcom, support)
 
     def _ground_reaction_n(self, q):
         """The feet's summed ground reaction [N, world] from the latest wrenches, or None while

@@ -1,5 +1,6 @@
 """Issue #19 bar 2 over DDS: the walking stack with its TF publisher (``sim.launch.xml tf:=true``,
-lockstep, the estimator in the loop). ``/tf`` + ``/tf_static`` form one tree — every link connected to
+lockstep, the estimator in the loop). (The same run checks that the gait planner's and the MPC's
+rviz markers arrive, every namespace of biped_common.markers.) ``/tf`` + ``/tf_static`` form one tree — every link connected to
 ``world``, no frame with two parents — whose sole frames equal Pinocchio's forward kinematics of
 the published joint states and estimate (1e-6), stamped with the joint states they come from."""
 
@@ -46,10 +47,16 @@ def test_tf_over_dds_is_one_tree_on_forward_kinematics(tmp_path, ros_domain_id):
     node.create_subscription(TFMessage, "/tf_static", static.append, LATCHED_QOS)
     node.create_subscription(JointState, "/joint_states", lambda m: joints.__setitem__(conv.stamp_to_ns(m.header.stamp), m), 1000)
     node.create_subscription(Odometry, "/odom", lambda m: odom.__setitem__(conv.stamp_to_ns(m.header.stamp), m), 1000)
+    from visualization_msgs.msg import MarkerArray
+    marker_ns = set()
+    for topic in ("/mpc/markers", "/gait/markers"):
+        node.create_subscription(MarkerArray, topic, lambda m: marker_ns.update(x.ns for x in m.markers), 10)
     try:
         launcher = processes.launch("launch", "sim.launch.xml", "robot:=biped", "tf:=true")
-        assert probe.spin_until(lambda: probe.sim_time_s() >= 3.0 and static, timeout_s=120, alive=[launcher]), \
-            processes.output("launch")[-3000:]
+        # (standing: no footholds are planned, so no "footholds" markers)
+        markers_in = {"sole_paths", "com_plan", "cop_plan", "com", "dcm", "cop", "support", "push"}
+        assert probe.spin_until(lambda: probe.sim_time_s() >= 3.0 and static and markers_in <= marker_ns,
+                                timeout_s=120, alive=[launcher]), (marker_ns, processes.output("launch")[-3000:])
     finally:
         processes.stop_all()
         probe.close()

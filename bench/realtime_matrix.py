@@ -9,7 +9,7 @@ ros2_control backend against MuJoCo posing as a ros2_control robot (``demo --har
 sim/wall figure is then the mock robot's own pace.
 
 Run: .venv/bin/python bench/realtime_matrix.py [--robots humanoid biped] [--styles neutral bouncy]
-     [--scenario teleop] [--priority 50] [--hardware]   (≈ 50 s a row)
+     [--scenario teleop] [--priority 50] [--hardware] [--launch-arg tf:=true]   (≈ 50 s a row)
 """
 
 from __future__ import annotations
@@ -49,17 +49,20 @@ def main() -> None:
     parser.add_argument("--scenario", default="teleop")
     parser.add_argument("--priority", type=int, default=50, help="realtime_priority (0: default scheduler)")
     parser.add_argument("--hardware", action="store_true", help="hardware.launch.xml against the mock ros2_control robot")
+    parser.add_argument("--launch-arg", action="append", default=[], metavar="NAME:=VALUE",
+                        help="another launch argument, e.g. tf:=true (repeatable)")
     args = parser.parse_args()
     scenario = load_scenario(args.scenario)
     how = "hardware.launch.xml against the mock ros2_control robot" if args.hardware else "sim.launch.xml"
     print(f"real time over DDS ({how}), '{scenario.name}' ({scenario.duration_s:.0f} s), estimator + MEMS, "
-          f"realtime_priority {args.priority}")
+          f"realtime_priority {args.priority}" + (f", {' '.join(args.launch_arg)}" if args.launch_arg else ""))
     for robot in args.robots:
         for style in args.styles:
             with tempfile.TemporaryDirectory() as out:
                 result = run_walk_multiprocess(robot, style, scenario, Path(out), progress=lambda m: None,
                                                state_source="estimator", realtime=True,
-                                               realtime_priority=args.priority, hardware=args.hardware)
+                                               realtime_priority=args.priority, hardware=args.hardware,
+                                               launch_args=args.launch_arg)
             print("  " + row(robot, style, result.metrics), flush=True)
 
 

@@ -76,7 +76,7 @@ class _Recorder:
         self.rclpy = rclpy
         self.robot, self.scenario = robot, scenario
         self.context = rclpy.Context()
-        rclpy.init(context=self.context, domain_id=domain_id)
+        rclpy.init(args=[], context=self.context, domain_id=domain_id)  # not the caller's argv (a bench's tf:=true is no remap rule)
         self.node = rclpy.create_node("demo_recorder", context=self.context)
         self.executor = EventsExecutor(context=self.context)
         self.executor.add_node(self.node)
@@ -271,7 +271,7 @@ def _cpu_seconds(pids: dict[str, int]) -> dict[str, float]:
 
 def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: Path, progress=print,
                           state_source: str = "estimator", composed: bool = True, realtime: bool = False,
-                          realtime_priority: int = 0, hardware: bool = False, actions=()):
+                          realtime_priority: int = 0, hardware: bool = False, actions=(), launch_args=()):
     """Walk ``scenario`` through the launch file; returns a :class:`biped_stack.scenario.WalkResult`.
     With ``state_source="estimator"`` the controllers read the estimator's /odom and the bridge
     runs MEMS-level sensors (``config/sim_mems.yaml``). ``realtime``: the bridge runs on the wall
@@ -285,7 +285,8 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
     robot's stamps, which are wall time by definition). ``actions``: (scenario time [s],
     call(now_s)) pairs — at that time each ``call`` starts in a thread of its own (the run goes on
     meanwhile) and is given ``now_s()``, the scenario time; the run waits for them (at most 60 s)
-    before it stops the stack (e.g. a live style edit, :mod:`biped_stack.editor`)."""
+    before it stops the stack (e.g. a live style edit, :mod:`biped_stack.editor`). ``launch_args``:
+    more ``name:=value`` arguments for the launch file (e.g. ``tf:=true``)."""
     from biped_common.resources import launch_file as shipped_launch_file, params_file
     from biped_stack.launcher import stop_process_group
     if scenario.pushes and hardware:
@@ -315,6 +316,7 @@ def run_walk_multiprocess(robot_name: str, style: str, scenario: Scenario, out: 
                    f"realtime_priority:={realtime_priority}"]
         if state_source == "estimator":
             command.append(f"params_file:={params_file('sim_mems.yaml')}")
+    command += list(launch_args)
     progress(f"  starting {launch_file.name} (ROS_DOMAIN_ID {domain}); node output in {log_path}")
     with open(log_path, "w") as log_file:
         launcher = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, env=env,

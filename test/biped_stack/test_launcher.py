@@ -16,15 +16,18 @@ def test_sim_launch_file_resolves_args_params_and_includes():
     nodes = parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"robot": "biped", "timing_mode": "realtime"})
     by_name = {n.name: n for n in nodes}
     # The default layout: the walking nodes composed in two processes, which keep their nodes' names.
-    assert set(by_name) == {"sim_bridge", "stack_monitor", "walking_planning", "walking_control"}
+    assert set(by_name) == {"sim_bridge", "stack_monitor", "walking_planning", "walking_control", "tf_publisher"}
     assert ("mode", "walk") in by_name["walking_control"].params
     assert ("style", "neutral") in by_name["walking_planning"].params
     assert "__node:=walking_control" not in " ".join(by_name["walking_control"].ros_args())
     separate = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"composed": "false"})}
-    assert set(separate) == {"sim_bridge", "stack_monitor", "gait_planner", "state_estimator", "mpc", "wbc"}
+    assert set(separate) == {"sim_bridge", "stack_monitor", "gait_planner", "state_estimator", "mpc", "wbc", "tf_publisher"}
     assert ("mode", "walk") in separate["wbc"].params and ("style", "neutral") in separate["gait_planner"].params
     standing = {n.name: n for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"walk": "false"})}
-    assert set(standing) == {"sim_bridge", "stack_monitor", "wbc"} and ("mode", "stand") in standing["wbc"].params
+    assert set(standing) == {"sim_bridge", "stack_monitor", "wbc", "tf_publisher"} and ("mode", "stand") in standing["wbc"].params
+    without_tf = {n.name for n in parse_launch_file(SHARE / "launch" / "sim.launch.xml", {"tf": "false"})}
+    assert without_tf == set(by_name) - {"tf_publisher"}
+    assert by_name["tf_publisher"].params == (("robot", "biped"), ("use_sim_time", "false"))  # real time: the wall clock
     bridge = by_name["sim_bridge"]
     assert ("robot", "biped") in bridge.params and ("timing_mode", "realtime") in bridge.params
     assert bridge.param_files == (str(SHARE / "config" / "sim.yaml"),)

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.dds
 
 NOT_SOURCE = shutil.ignore_patterns(".*", "out", "build", "install", "log", "*.egg-info", "__pycache__")
 # Processes the launch starts (the default composed layout: planner + MPC, estimator + WBC).
-PROCESSES = {"sim_bridge", "stack_monitor", "walking_planning", "walking_control"}
+PROCESSES = {"sim_bridge", "stack_monitor", "walking_planning", "walking_control", "tf_publisher"}
 
 
 @dataclass(frozen=True)

@@ -74,9 +74,8 @@ from biped_common.errors import CommandError, ConfigError
 from biped_common.gait_reference import GaitReference
 from biped_common.joint_trajectory import TimedJointTrajectory
 from biped_common.rotations import quat_normalize, quat_to_matrix
-from biped_common.state import BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
+from biped_common.state import WORLD_FRAME, BaseState, ImuReading, JointCommand, Push, SensorFrame, Wrench
 
-WORLD_FRAME = "world"
 # Where the controllers read the base state (nav_msgs/Odometry), by the ``state_source`` parameter.
 STATE_TOPICS = {"estimator": "odom", "ground_truth": "ground_truth/odom"}
 

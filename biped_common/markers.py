@@ -16,8 +16,8 @@ from geometry_msgs.msg import Point
 from visualization_msgs.msg import Marker, MarkerArray
 
 from biped_common.com_plan import ComPlan
+from biped_common.state import WORLD_FRAME
 
-WORLD_FRAME = "world"
 LEFT, RIGHT = (0.1, 0.3, 1.0), (1.0, 0.2, 0.1)
 PUSH_ARROW_M_PER_M_S2 = 0.1
 

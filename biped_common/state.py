@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# The fixed frame every pose, velocity and plan of the stack is expressed in (ROS: its frame_id).
+WORLD_FRAME = "world"
+
 
 def _frozen_array(value, name: str, length: int | None = None) -> np.ndarray:
     array = np.array(value, dtype=float)  # a copy: callers may keep mutating their own array

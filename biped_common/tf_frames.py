@@ -19,9 +19,9 @@ import numpy as np
 import pinocchio as pin
 
 from biped_common.robot_model import RobotModel
-from biped_common.rotations import quat_xyzw_to_wxyz
+from biped_common.rotations import matrix_to_quat
+from biped_common.state import WORLD_FRAME
 
-WORLD_FRAME = "world"
 ODOM_FRAME = "odom"
 COM_FRAME = "com"
 GROUND_TRUTH_SUFFIX = "_ground_truth"
@@ -38,9 +38,7 @@ class FrameTransform:
 
 
 def _transform(parent: str, child: str, placement: pin.SE3) -> FrameTransform:
-    quat = pin.Quaternion(placement.rotation)
-    return FrameTransform(parent, child, np.array(placement.translation, dtype=float),
-                          quat_xyzw_to_wxyz(np.array([quat.x, quat.y, quat.z, quat.w])))
+    return FrameTransform(parent, child, np.array(placement.translation, dtype=float), matrix_to_quat(placement.rotation))
 
 
 class FrameTree:

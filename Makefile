@@ -44,6 +44,7 @@ bench: $(STAMP)
 	$(PY) bench/core_ticks.py
 	$(PY) bench/sensor_frame_costs.py
 	$(PY) bench/publish_costs.py
+	$(PY) bench/tf_costs.py
 	$(PY) bench/realtime_matrix.py
 	$(PY) bench/muscle_allocation.py
 	$(PY) bench/reach_arm_angle.py

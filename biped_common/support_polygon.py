@@ -23,6 +23,12 @@ def convex_hull(points: np.ndarray) -> np.ndarray:
     return np.array(hull_of(np.asarray(points, dtype=float).tolist()))
 
 
+def support_hull(poses, foot: FootGeometry, margin_m: float = 0.0) -> np.ndarray:
+    """The support polygon (M, 2) [m, world], counter-clockwise, of soles at planar poses
+    (x, y, yaw) (n ≥ 1): the convex hull of their :func:`sole_corners`."""
+    return convex_hull(np.vstack([sole_corners(np.asarray(pose, dtype=float), foot, margin_m) for pose in poses]))
+
+
 def inside_polygon_m(point: np.ndarray, hull: np.ndarray) -> float:
     """Signed distance [m] of ``point`` (2,) inside the convex polygon ``hull`` (M, 2,
     counter-clockwise): the smallest distance to an edge's line, negative outside."""

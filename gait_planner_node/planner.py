@@ -41,7 +41,7 @@ import numpy as np
 from biped_common.gait_reference import GaitReference
 from biped_common.robot_model import FootGeometry, is_leg_joint
 from biped_common.rotations import wrap_angle
-from biped_common.support_polygon import convex_hull, inside_polygon_m, sole_corners
+from biped_common.support_polygon import inside_polygon_m, support_hull
 from gait_planner_node.feedback import (NO_ADJUSTMENT, FeedbackAdjustment, FeedbackConfig, GaitFeedback,
                                         SwingStep, clamp_foothold, dcm, nominal_dcm, support_cop)
 from gait_planner_node.sampler import BlendedGait, blend, command_in_range
@@ -435,8 +435,7 @@ class GaitPlanner:
 
     def _standing_support(self) -> np.ndarray:
         """The support polygon (M, 2) [m, world] of both feet on their footholds."""
-        return convex_hull(np.vstack([sole_corners(np.array([f.x, f.y, f.yaw]), self.config.foot, 0.0)
-                                      for f in self.footholds.values()]))
+        return support_hull([(f.x, f.y, f.yaw) for f in self.footholds.values()], self.config.foot)
 
     def _support_segments(self, dt_s: float):
         """The support the unadjusted gait plans, from now: [(start [s from now], CoP (2,) at the

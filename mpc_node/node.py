@@ -12,8 +12,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
-
 from diagnostic_msgs.msg import DiagnosticArray
 from geometry_msgs.msg import WrenchStamped
 from nav_msgs.msg import Odometry
@@ -24,7 +22,7 @@ from visualization_msgs.msg import MarkerArray
 from biped_common import conversions as conv
 from biped_common import markers
 from biped_common.robot_model import FootGeometry
-from biped_common.support_polygon import convex_hull, sole_corners
+from biped_common.support_polygon import support_hull
 from biped_common.robot_model import load_robot
 from biped_common.ros_node_tools import GuardedNode, LatestReader, PLAN_QOS, RepeatFilter, declare_config, run_node
 from biped_common.gait_reference import GaitReference
@@ -109,8 +107,7 @@ class MpcNode(GuardedNode):
         polygon of the feet the reference has down now."""
         soles = self.robot.sole_poses(q)
         down = [side for side in soles if reference.in_stance[side][0]]
-        support = convex_hull(np.vstack([sole_corners(np.array([soles[s][0], soles[s][1], soles[s][3]]), self._foot, 0.0)
-                                         for s in down])) if down else None
+        support = support_hull([(soles[s][0], soles[s][1], soles[s][3]) for s in down], self._foot) if down else None
         com, vcom = self.robot.com_state(q, v)
         return markers.mpc_markers(plan, com, vcom, support)
 
